@@ -1,0 +1,39 @@
+package dsp
+
+// Loudness holds EBU R128 measurements. Values are LUFS, LU or dB;
+// -inf (math.Inf(-1)) where the programme is silent.
+type Loudness struct {
+	Integrated   float64 `json:"integrated"`   // LUFS, gated (-70 LUFS absolute, -10 LU relative)
+	Range        float64 `json:"range"`        // LU, EBU Tech 3342
+	TruePeak     float64 `json:"truePeak"`     // dBTP
+	SamplePeak   float64 `json:"samplePeak"`   // dBFS
+	MomentaryMax float64 `json:"momentaryMax"` // LUFS, 400 ms
+	ShortTermMax float64 `json:"shortTermMax"` // LUFS, 3 s
+}
+
+// Envelope is the RMS and peak level of all channels in fixed frames.
+type Envelope struct {
+	FrameSec float64   `json:"frameSec"` // frame length in seconds (0.01)
+	RMSDb    []float32 `json:"-"`        // RMS level per frame, dBFS (floor -120)
+	PeakDb   []float32 `json:"-"`        // sample peak per frame, dBFS (floor -120)
+}
+
+// Frames returns the number of envelope frames.
+func (e *Envelope) Frames() int { return len(e.RMSDb) }
+
+// Analysis is the result of one streaming pass over an input.
+type Analysis struct {
+	Input         Info     `json:"input"`
+	Loudness      Loudness `json:"loudness"`
+	NoiseFloorDb  float64  `json:"noiseFloorDb"`
+	SpeechLevelDb float64  `json:"speechLevelDb"`
+	ThresholdDb   float64  `json:"thresholdDb"` // the automatic silence threshold
+	Envelope      Envelope `json:"envelope"`
+
+	// Blocks are the channel-weighted mean-square K-weighted energies of
+	// consecutive 100 ms blocks, kept so that LoudnessOf can measure any set
+	// of time ranges without decoding again.
+	Blocks []float64 `json:"-"`
+	// BlockSec is the block length in seconds (0.1).
+	BlockSec float64 `json:"-"`
+}

@@ -1,0 +1,99 @@
+package dsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrUnsupportedFormat reports input whose content is not a format any decoder reads.
+var ErrUnsupportedFormat = errors.New("unsupported format")
+
+// ErrTooLong reports an input longer than the caller's duration limit.
+var ErrTooLong = errors.New("input too long")
+
+// ErrFFmpegMissing reports that ffmpeg or ffprobe is needed but not installed.
+var ErrFFmpegMissing = errors.New("ffmpeg/ffprobe not found: install the Debian package ffmpeg")
+
+// Format describes interleaved PCM: frames per second and samples per frame.
+type Format struct {
+	SampleRate int `json:"sampleRate"`
+	Channels   int `json:"channels"`
+}
+
+// Source is a stream of interleaved float32 samples in [-1, 1] (overs allowed).
+//
+// Read fills p with whole frames and returns the number of samples written,
+// always a multiple of Format().Channels. It returns io.EOF at the end, like io.Reader.
+type Source interface {
+	Format() Format
+	Read(p []float32) (n int, err error)
+}
+
+// Stream is a Source decoded from a file, with what is known about the input.
+type Stream interface {
+	Source
+	Info() Info
+	Close() error
+}
+
+// Rational is an exact ratio, such as a video frame rate of 30000/1001.
+type Rational struct {
+	Num int64 `json:"num"`
+	Den int64 `json:"den"`
+}
+
+// Float returns the ratio as a float64 (0 when Den is 0).
+func (r Rational) Float() float64 {
+	if r.Den == 0 {
+		return 0
+	}
+	return float64(r.Num) / float64(r.Den)
+}
+
+// String formats the ratio as "num/den", or "num" when den is 1.
+func (r Rational) String() string {
+	if r.Den == 1 {
+		return fmt.Sprint(r.Num)
+	}
+	return fmt.Sprintf("%d/%d", r.Num, r.Den)
+}
+
+// Info is what a decoder knows about its input.
+type Info struct {
+	Name          string  `json:"name"`          // file name, no directory
+	Type          string  `json:"type"`          // "audio" or "video"
+	Format        string  `json:"format"`        // container: "wav", "mp3", "flac", "ogg", "mp4", "mov", "matroska", ...
+	Codec         string  `json:"codec"`         // audio codec: "pcm_s16le", "pcm_f32le", "mp3", "aac", "flac", "opus", ...
+	SampleRate    int     `json:"sampleRate"`    // native rate, Hz
+	Channels      int     `json:"channels"`      // 1..8
+	Duration      float64 `json:"duration"`      // seconds; after a full decode, the real decoded duration
+	BitsPerSample int     `json:"bitsPerSample"` // source sample depth (0 when not meaningful, e.g. lossy)
+
+	// Frames is the number of sample frames when known up front, else -1.
+	Frames int64 `json:"-"`
+	// FrameRate is the video's exact frame rate (zero for audio-only inputs).
+	FrameRate Rational `json:"-"`
+	// VideoFrames is the number of video frames when known (0 for audio-only).
+	VideoFrames int64 `json:"-"`
+	// StartTimecode is the source's start time in seconds (QuickTime tmcd or BWF time reference), 0 when none.
+	StartTimecode float64 `json:"-"`
+}
+
+// Range is a half-open time interval [Start, End) in seconds.
+type Range struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// Len returns End - Start.
+func (r Range) Len() float64 { return r.End - r.Start }
+
+// Progress receives the fraction (0..1) of the input consumed so far.
+type Progress func(fraction float64)
+
+// Decoder opens a file for streaming decode. Implementations: NativeDecoder
+// (WAV and MP3 in Go), FFmpegDecoder (anything ffmpeg reads), AutoDecoder.
+type Decoder interface {
+	Open(ctx context.Context, path string) (Stream, error)
+}
