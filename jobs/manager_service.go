@@ -1,0 +1,564 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	"gocloud.dev/blob"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+// Export enums.
+var (
+	ExportFormats = []string{"mp3", "mp3_320", "wav", "m4a", "mp4", "mp4_hq"}
+	Normalizers   = []string{"none", "podcast", "youtube"}
+)
+
+// DefaultFormat is the export format when a request names none.
+const DefaultFormat = "mp3"
+
+// MaxListLimit is the largest page List returns.
+const MaxListLimit = 50
+
+// sniffLen is how many leading bytes Create sniffs.
+const sniffLen = 4096
+
+// audioOnly are sniffed containers that never hold video.
+var audioOnly = map[string]bool{"wav": true, "rf64": true, "w64": true, "mp3": true, "flac": true, "aac": true, "aiff": true}
+
+func newID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return "job_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{plan.ErrInvalidParams}, args...)...)
+}
+
+func applyParams(p *plan.Params, in *ParamsInput) {
+	if in == nil {
+		return
+	}
+	if in.ThresholdDb != nil {
+		v := *in.ThresholdDb
+		p.ThresholdDb = &v
+	}
+	if in.MinSilenceSec != nil {
+		p.MinSilenceSec = *in.MinSilenceSec
+	}
+	if in.KeepSilenceMs != nil {
+		p.KeepSilenceMs = *in.KeepSilenceMs
+	}
+	if in.MinSpeechMs != nil {
+		p.MinSpeechMs = *in.MinSpeechMs
+	}
+}
+
+func applyExport(e *Export, in *ExportInput) error {
+	if in == nil {
+		return nil
+	}
+	if in.Format != nil {
+		if !slices.Contains(ExportFormats, *in.Format) {
+			return invalid("export.format must be one of %s (got %q)", strings.Join(ExportFormats, ", "), *in.Format)
+		}
+		e.Format = *in.Format
+	}
+	if in.Normalize != nil {
+		if !slices.Contains(Normalizers, *in.Normalize) {
+			return invalid("export.normalize must be one of %s (got %q)", strings.Join(Normalizers, ", "), *in.Normalize)
+		}
+		e.Normalize = *in.Normalize
+	}
+	if in.Denoise != nil {
+		e.Denoise = *in.Denoise
+	}
+	if in.Rumble != nil {
+		e.Rumble = *in.Rumble
+	}
+	if in.CutFillers != nil {
+		e.CutFillers = *in.CutFillers
+	}
+	return nil
+}
+
+func isVideoFormat(f string) bool { return f == "mp4" || f == "mp4_hq" }
+
+// checkFormatFor refuses a video export for a known audio-only input.
+func checkFormatFor(inputType, format string) error {
+	if inputType == "audio" && isVideoFormat(format) {
+		return invalid("export.format %q needs a video input; this input is audio (use mp3, mp3_320, wav or m4a)", format)
+	}
+	return nil
+}
+
+// transcriberReady reports transcribe.ErrUnavailable when transcription cannot run.
+func (m *Manager) transcriberReady(ctx context.Context) error {
+	if m.cfg.Transcriber == nil {
+		return fmt.Errorf("%w: no transcription engine is configured on this server", transcribe.ErrUnavailable)
+	}
+	if err := m.cfg.Transcriber.Available(ctx); err != nil {
+		if errors.Is(err, transcribe.ErrUnavailable) {
+			return err
+		}
+		return fmt.Errorf("%w: %s: %v", transcribe.ErrUnavailable, m.cfg.Transcriber.Name(), err)
+	}
+	return nil
+}
+
+// Create streams media into storage and queues the job's analysis.
+func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (*Job, error) {
+	o := req.Options
+	params, export, err := m.engine.Preset(o.Preset)
+	if err != nil {
+		return nil, err
+	}
+	if export.Format == "" {
+		export.Format = DefaultFormat
+	}
+	if export.Normalize == "" {
+		export.Normalize = "none"
+	}
+	wantTranscribe := o.Transcribe != nil && *o.Transcribe
+	export.CutFillers = wantTranscribe
+	applyParams(&params, o.Params)
+	if err := m.engine.Validate(params); err != nil {
+		return nil, err
+	}
+	if err := applyExport(&export, o.Export); err != nil {
+		return nil, err
+	}
+	if wantTranscribe {
+		if err := m.transcriberReady(ctx); err != nil {
+			return nil, err
+		}
+	}
+	name := req.Name
+	if name == "" {
+		name = "input"
+	}
+
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(media, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read upload: %w", err)
+	}
+	head = head[:n]
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the file is empty", dsp.ErrUnsupportedFormat)
+	}
+	container := m.engine.Sniff(head)
+	if container == "" {
+		return nil, fmt.Errorf("%w: content is not audio or video this server reads (starts with %q)", dsp.ErrUnsupportedFormat, head[:min(n, 12)])
+	}
+	inputType := ""
+	if audioOnly[container] {
+		inputType = "audio"
+	}
+	if err := checkFormatFor(inputType, export.Format); err != nil {
+		return nil, err
+	}
+
+	id := newID()
+	key := "originals/" + id
+	size, err := m.store(ctx, key, io.MultiReader(bytes.NewReader(head), media))
+	if err != nil {
+		return nil, err
+	}
+	m.log.Debug("stored original", "job", id, "bytes", size, "container", container)
+
+	now := time.Now().UTC()
+	rec := &record{
+		ID: id, Owner: req.Owner, Status: StatusAnalyzing, Gen: 1, CreatedAt: now, UpdatedAt: now, OriginalAt: now,
+		Input:     Input{Name: name, Type: inputType},
+		Container: container, Preset: o.Preset, Params: params, Export: export,
+		Transcribe: wantTranscribe, AutoExport: o.AutoExport == nil || *o.AutoExport,
+		OriginalKey: key,
+	}
+	rec.Render = rec.AutoExport
+	if wantTranscribe {
+		rec.Transcript = &transcribe.Transcript{Status: "pending"}
+	}
+	err = m.q.inTx(ctx, func(ex execer, enqueue enqueueFunc) error {
+		rid, err := enqueue(ctx, processArgs{JobID: id, Gen: 1}, processInsertOpts())
+		if err != nil {
+			return err
+		}
+		rec.RiverID = rid
+		return insertRecord(ctx, ex, rec)
+	})
+	if err != nil {
+		_ = m.bucket.Delete(context.WithoutCancel(ctx), key)
+		return nil, err
+	}
+	return rec.job(), nil
+}
+
+// store streams r into the bucket under key with the size limit.
+func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := m.bucket.NewWriter(wctx, key, &blob.WriterOptions{BufferSize: 1 << 20})
+	if err != nil {
+		return 0, fmt.Errorf("store upload: %w", err)
+	}
+	limit := m.cfg.MaxInputBytes
+	n, err := io.Copy(w, io.LimitReader(r, limit+1))
+	if err == nil && n > limit {
+		err = fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+	} else if err != nil {
+		err = fmt.Errorf("store upload: %w", err)
+	}
+	if err != nil {
+		cancel() // aborts the write: nothing is kept
+		_ = w.Close()
+		return n, err
+	}
+	if err := w.Close(); err != nil {
+		return n, fmt.Errorf("store upload: %w", err)
+	}
+	return n, nil
+}
+
+// Get returns one of the owner's jobs.
+func (m *Manager) Get(ctx context.Context, owner, id string) (*Job, error) {
+	r, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.job(), nil
+}
+
+// List returns the owner's jobs newest first, at most limit (<= 50), after cursor.
+func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) ([]*Job, string, error) {
+	if limit <= 0 || limit > MaxListLimit {
+		limit = MaxListLimit
+	}
+	q := `SELECT ` + recordCols + ` FROM autocut_job WHERE owner = ?`
+	args := []any{owner}
+	if cursor != "" {
+		t, id, err := decodeCursor(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		args = append(args, t, t, id)
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := m.db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list jobs: %w", err)
+	}
+	defer rows.Close()
+	var recs []*record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, "", fmt.Errorf("list jobs: %w", err)
+		}
+		recs = append(recs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("list jobs: %w", err)
+	}
+	next := ""
+	if len(recs) > limit {
+		recs = recs[:limit]
+		next = encodeCursor(recs[limit-1])
+	}
+	jobs := make([]*Job, len(recs))
+	for i, r := range recs {
+		jobs[i] = r.job()
+	}
+	return jobs, next, nil
+}
+
+// Update applies a patch: new params/export re-plan from the stored
+// analysis; action "export" re-renders, "transcribe" transcribes first.
+func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) (*Job, error) {
+	switch p.Action {
+	case "", "export", "transcribe":
+	default:
+		return nil, invalid("action must be \"export\" or \"transcribe\" (got %q)", p.Action)
+	}
+	rec, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if busy(rec.Status) {
+		return nil, fmt.Errorf("%w: job %s is %s", ErrConflict, id, rec.Status)
+	}
+	oldGen := rec.Gen
+	applyParams(&rec.Params, p.Params)
+	if err := m.engine.Validate(rec.Params); err != nil {
+		return nil, err
+	}
+	if err := applyExport(&rec.Export, p.Export); err != nil {
+		return nil, err
+	}
+	if err := checkFormatFor(rec.Input.Type, rec.Export.Format); err != nil {
+		return nil, err
+	}
+	action := p.Action
+	if action == "" && rec.AutoExport && (p.Params != nil || p.Export != nil) {
+		action = "export" // changed settings of an auto-exported job re-render
+	}
+	if action == "transcribe" {
+		if err := m.transcriberReady(ctx); err != nil {
+			return nil, err
+		}
+		rec.Transcribe = true
+		if p.Export == nil || p.Export.CutFillers == nil {
+			rec.Export.CutFillers = true
+		}
+		rec.Transcript = &transcribe.Transcript{Status: "pending"}
+		rec.Render = rec.AutoExport || rec.Output != nil
+	}
+	if action == "export" {
+		rec.Render = true
+	}
+	if action != "" && rec.OriginalExpired {
+		return nil, fmt.Errorf("%w: the original of job %s was deleted after the retention period; upload it again", ErrExpired, id)
+	}
+	// Judge what can be judged now: a plan with nothing to keep is refused
+	// before anything is queued (no transcription pending to add cuts).
+	var newPlan *plan.Plan
+	if rec.AnalysisKey != "" && action != "transcribe" {
+		a, err := m.analysis(ctx, rec.AnalysisKey)
+		if err != nil {
+			return nil, err
+		}
+		newPlan, err = m.engine.Plan(a, rec.Params, fillerCuts(rec))
+		if err != nil {
+			return nil, err
+		}
+	}
+	now := time.Now().UTC()
+	rec.UpdatedAt = now
+	var oldOutput string
+	if action == "" {
+		if newPlan != nil {
+			rec.Plan = newPlan
+		}
+		err = m.q.inTx(ctx, func(ex execer, _ enqueueFunc) error { return saveRecord(ctx, ex, rec, oldGen) })
+	} else {
+		rec.Gen++
+		rec.Error = nil
+		rec.Progress = 0
+		switch {
+		case rec.AnalysisKey == "":
+			rec.Status = StatusAnalyzing
+		case action == "transcribe":
+			rec.Status = StatusTranscribing
+		default:
+			rec.Status = StatusRendering
+		}
+		if newPlan != nil {
+			rec.Plan = newPlan
+		}
+		if rec.Render && rec.OutputKey != "" {
+			oldOutput = rec.OutputKey
+			rec.Output, rec.OutputKey, rec.OutputAt = nil, "", time.Time{}
+		}
+		err = m.q.inTx(ctx, func(ex execer, enqueue enqueueFunc) error {
+			rid, err := enqueue(ctx, processArgs{JobID: id, Gen: rec.Gen}, processInsertOpts())
+			if err != nil {
+				return err
+			}
+			rec.RiverID = rid
+			return saveRecord(ctx, ex, rec, oldGen)
+		})
+	}
+	if errors.Is(err, errStale) {
+		return nil, fmt.Errorf("%w: job %s changed meanwhile", ErrConflict, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if oldOutput != "" {
+		_ = m.bucket.Delete(context.WithoutCancel(ctx), oldOutput)
+	}
+	return rec.job(), nil
+}
+
+// Delete cancels running work and removes the job's files and record.
+func (m *Manager) Delete(ctx context.Context, owner, id string) error {
+	var rec *record
+	err := m.q.inTx(ctx, func(ex execer, _ enqueueFunc) error {
+		r, err := getRecord(ctx, ex, owner, id)
+		if err != nil {
+			return err
+		}
+		rec = r
+		_, err = ex.ExecContext(ctx, `DELETE FROM autocut_job WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// The worker notices the missing record within PollInterval and stops;
+	// a queued River job is cancelled so it never starts.
+	if busy(rec.Status) && rec.RiverID != 0 {
+		if err := m.q.cancel(ctx, rec.RiverID); err != nil {
+			m.log.Warn("cancel queued work", "job", id, "err", err)
+		}
+	}
+	m.deleteBlobs(context.WithoutCancel(ctx), rec.OriginalKey, rec.AnalysisKey, rec.OutputKey)
+	if rec.AnalysisKey != "" {
+		m.cache.drop(rec.AnalysisKey)
+	}
+	return nil
+}
+
+func (m *Manager) deleteBlobs(ctx context.Context, keys ...string) {
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if err := m.bucket.Delete(ctx, k); err != nil && !isBlobNotFound(err) {
+			m.log.Warn("delete file", "key", k, "err", err)
+		}
+	}
+}
+
+// OpenOutput opens the rendered file.
+func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, error) {
+	rec, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Output == nil || rec.OutputKey == "" {
+		if rec.OutputExpired {
+			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", ErrExpired, id)
+		}
+		return nil, fmt.Errorf("%w: job %s has no rendered file (status %s)", ErrNotFound, id, rec.Status)
+	}
+	r, err := m.bucket.NewReader(ctx, rec.OutputKey, nil)
+	if err != nil {
+		if isBlobNotFound(err) {
+			return nil, fmt.Errorf("%w: the rendered file of job %s is gone", ErrExpired, id)
+		}
+		return nil, fmt.Errorf("open rendered file: %w", err)
+	}
+	return &Download{ReadSeekCloser: r, Name: rec.Output.Name, ContentType: contentType(rec.Output.Format),
+		ModTime: r.ModTime(), Size: r.Size()}, nil
+}
+
+func contentType(container string) string {
+	switch container {
+	case "mp3":
+		return "audio/mpeg"
+	case "wav":
+		return "audio/wav"
+	case "m4a":
+		return "audio/mp4"
+	case "mp4":
+		return "video/mp4"
+	}
+	return "application/octet-stream"
+}
+
+// Media returns the plan and input info for timeline exports.
+func (m *Manager) Media(ctx context.Context, owner, id string) (*Media, error) {
+	rec, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Plan == nil || rec.Info == nil {
+		return nil, fmt.Errorf("%w: job %s has no plan yet (status %s)", ErrConflict, id, rec.Status)
+	}
+	return &Media{Plan: rec.Plan, Info: rec.Info.info()}, nil
+}
+
+// Preview re-plans from the stored analysis with other params, without rendering.
+func (m *Manager) Preview(ctx context.Context, owner, id string, in ParamsInput) (*plan.Plan, error) {
+	rec, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.AnalysisKey == "" {
+		return nil, fmt.Errorf("%w: job %s is not analysed yet", ErrConflict, id)
+	}
+	p := rec.Params
+	applyParams(&p, &in)
+	if err := m.engine.Validate(p); err != nil {
+		return nil, err
+	}
+	a, err := m.analysis(ctx, rec.AnalysisKey)
+	if err != nil {
+		return nil, err
+	}
+	return m.engine.Plan(a, p, fillerCuts(rec))
+}
+
+// Envelope returns about points levels of the original (dBFS): the loudest
+// RMS frame of each bucket, so short words stay visible.
+func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (float64, []float32, error) {
+	rec, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	if rec.AnalysisKey == "" {
+		return 0, nil, fmt.Errorf("%w: job %s is not analysed yet", ErrConflict, id)
+	}
+	a, err := m.analysis(ctx, rec.AnalysisKey)
+	if err != nil {
+		return 0, nil, err
+	}
+	fs, lv := downsample(a.Envelope.FrameSec, a.Envelope.RMSDb, points)
+	return fs, lv, nil
+}
+
+// downsample keeps the maximum of each bucket of frames.
+func downsample(frameSec float64, src []float32, points int) (float64, []float32) {
+	if points <= 0 {
+		points = 1000
+	}
+	if len(src) == 0 {
+		return frameSec, []float32{}
+	}
+	per := int(math.Ceil(float64(len(src)) / float64(points)))
+	if per < 1 {
+		per = 1
+	}
+	out := make([]float32, 0, (len(src)+per-1)/per)
+	for i := 0; i < len(src); i += per {
+		mx := float32(math.Inf(-1))
+		for _, v := range src[i:min(i+per, len(src))] {
+			mx = max(mx, v)
+		}
+		out = append(out, mx)
+	}
+	return frameSec * float64(per), out
+}
+
+// fillerCuts are the transcript's fillers as extra cuts, when asked.
+func fillerCuts(r *record) []plan.Cut {
+	if !r.Export.CutFillers || r.Transcript == nil || r.Transcript.Status != "done" {
+		return nil
+	}
+	cuts := make([]plan.Cut, 0, len(r.Transcript.Fillers))
+	for _, f := range r.Transcript.Fillers {
+		cuts = append(cuts, plan.Cut{Start: f.Start, End: f.End, Reason: plan.ReasonFiller})
+	}
+	return cuts
+}
+
+func processInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{MaxAttempts: 10}
+}

@@ -1,0 +1,234 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+// appSchema is the app-owned jobs table: the API's source of truth (River's
+// own rows are deleted after a day). Columns that queries filter on are real
+// columns; the rest of the record is a JSON document.
+var appSchema = []string{
+	`CREATE TABLE IF NOT EXISTS autocut_job (
+		id          TEXT PRIMARY KEY,
+		owner       TEXT NOT NULL,
+		status      TEXT NOT NULL,
+		progress    REAL NOT NULL DEFAULT 0,
+		gen         INTEGER NOT NULL DEFAULT 1,
+		river_id    INTEGER NOT NULL DEFAULT 0,
+		created_at  INTEGER NOT NULL,
+		updated_at  INTEGER NOT NULL,
+		original_at INTEGER NOT NULL DEFAULT 0,
+		output_at   INTEGER NOT NULL DEFAULT 0,
+		doc         TEXT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS autocut_job_owner_created ON autocut_job (owner, created_at DESC, id DESC)`,
+	`CREATE INDEX IF NOT EXISTS autocut_job_status ON autocut_job (status)`,
+	`CREATE INDEX IF NOT EXISTS autocut_job_original_at ON autocut_job (original_at)`,
+	`CREATE INDEX IF NOT EXISTS autocut_job_output_at ON autocut_job (output_at)`,
+}
+
+// record is a job as stored. Gen counts runs: every (re)run and every
+// delete changes it, and a worker whose gen no longer matches stops.
+type record struct {
+	ID         string    `json:"-"`
+	Owner      string    `json:"-"`
+	Status     string    `json:"-"`
+	Progress   float64   `json:"-"`
+	Gen        int64     `json:"-"`
+	RiverID    int64     `json:"-"`
+	CreatedAt  time.Time `json:"-"`
+	UpdatedAt  time.Time `json:"-"`
+	OriginalAt time.Time `json:"-"` // zero once the original is deleted
+	OutputAt   time.Time `json:"-"` // zero when there is no rendered file
+
+	Input      Input                  `json:"input"`
+	Container  string                 `json:"container,omitempty"` // sniffed
+	Info       *infoRecord            `json:"info,omitempty"`
+	Preset     string                 `json:"preset,omitempty"`
+	Params     plan.Params            `json:"params"`
+	Export     Export                 `json:"export"`
+	Transcribe bool                   `json:"transcribe"`
+	AutoExport bool                   `json:"autoExport"`
+	Render     bool                   `json:"render"` // the queued run renders
+	Output     *Output                `json:"output,omitempty"`
+	Plan       *plan.Plan             `json:"plan,omitempty"`
+	Transcript *transcribe.Transcript `json:"transcript,omitempty"`
+	Error      *JobError              `json:"error,omitempty"`
+
+	OriginalKey     string `json:"originalKey"`
+	AnalysisKey     string `json:"analysisKey,omitempty"`
+	OutputKey       string `json:"outputKey,omitempty"`
+	OriginalExpired bool   `json:"originalExpired,omitempty"`
+	OutputExpired   bool   `json:"outputExpired,omitempty"`
+}
+
+// infoRecord stores every field of dsp.Info, including those hidden from JSON.
+type infoRecord struct {
+	dsp.Info
+	Frames        int64        `json:"frames"`
+	FrameRate     dsp.Rational `json:"frameRate"`
+	VideoFrames   int64        `json:"videoFrames"`
+	StartTimecode float64      `json:"startTimecode"`
+}
+
+func newInfoRecord(in dsp.Info) *infoRecord {
+	return &infoRecord{Info: in, Frames: in.Frames, FrameRate: in.FrameRate, VideoFrames: in.VideoFrames, StartTimecode: in.StartTimecode}
+}
+
+func (r *infoRecord) info() dsp.Info {
+	in := r.Info
+	in.Frames, in.FrameRate, in.VideoFrames, in.StartTimecode = r.Frames, r.FrameRate, r.VideoFrames, r.StartTimecode
+	return in
+}
+
+// job is the API view of a record.
+func (r *record) job() *Job {
+	j := &Job{
+		ID: r.ID, Owner: r.Owner, Status: r.Status, Progress: r.Progress,
+		Input: r.Input, Preset: r.Preset, Params: r.Params, Export: r.Export,
+		Transcribe: r.Transcribe, AutoExport: r.AutoExport, Output: r.Output,
+		Plan: r.Plan, Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if r.Transcript != nil {
+		j.Transcript = r.Transcript
+	}
+	if r.Output != nil {
+		o := *r.Output
+		j.Output = &o
+	}
+	return j
+}
+
+func busy(status string) bool {
+	return status == StatusAnalyzing || status == StatusTranscribing || status == StatusRendering
+}
+
+const recordCols = `id, owner, status, progress, gen, river_id, created_at, updated_at, original_at, output_at, doc`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(s scanner) (*record, error) {
+	var (
+		r                                  record
+		created, updated, origAt, outputAt int64
+		doc                                string
+	)
+	if err := s.Scan(&r.ID, &r.Owner, &r.Status, &r.Progress, &r.Gen, &r.RiverID, &created, &updated, &origAt, &outputAt, &doc); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(doc), &r); err != nil {
+		return nil, fmt.Errorf("job %s: corrupt record: %w", r.ID, err)
+	}
+	r.CreatedAt, r.UpdatedAt = fromNanos(created), fromNanos(updated)
+	r.OriginalAt, r.OutputAt = fromNanos(origAt), fromNanos(outputAt)
+	return &r, nil
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// getRecord loads a job; owner "" matches any owner (workers, retention).
+func getRecord(ctx context.Context, ex execer, owner, id string) (*record, error) {
+	q := `SELECT ` + recordCols + ` FROM autocut_job WHERE id = ?`
+	args := []any{id}
+	if owner != "" {
+		q += ` AND owner = ?`
+		args = append(args, owner)
+	}
+	r, err := scanRecord(ex.QueryRowContext(ctx, q, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load job %s: %w", id, err)
+	}
+	return r, nil
+}
+
+func insertRecord(ctx context.Context, ex execer, r *record) error {
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode job: %w", err)
+	}
+	_, err = ex.ExecContext(ctx, `INSERT INTO autocut_job (`+recordCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+		r.ID, r.Owner, r.Status, r.Progress, r.Gen, r.RiverID, nanos(r.CreatedAt), nanos(r.UpdatedAt),
+		nanos(r.OriginalAt), nanos(r.OutputAt), string(doc))
+	if err != nil {
+		return fmt.Errorf("insert job: %w", err)
+	}
+	return nil
+}
+
+// errStale reports that a record changed under a writer (deleted or re-run).
+var errStale = errors.New("job changed meanwhile")
+
+// saveRecord writes r if its stored gen is still wantGen (errStale otherwise).
+func saveRecord(ctx context.Context, ex execer, r *record, wantGen int64) error {
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode job: %w", err)
+	}
+	res, err := ex.ExecContext(ctx, `UPDATE autocut_job SET status = ?, progress = ?, gen = ?, river_id = ?,
+		updated_at = ?, original_at = ?, output_at = ?, doc = ? WHERE id = ? AND gen = ?`,
+		r.Status, r.Progress, r.Gen, r.RiverID, nanos(r.UpdatedAt), nanos(r.OriginalAt), nanos(r.OutputAt),
+		string(doc), r.ID, wantGen)
+	if err != nil {
+		return fmt.Errorf("save job %s: %w", r.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errStale
+	}
+	return nil
+}
+
+// setProgress records a running job's status and progress (errStale when gen moved on).
+func setProgress(ctx context.Context, ex execer, id string, gen int64, status string, progress float64) error {
+	res, err := ex.ExecContext(ctx, `UPDATE autocut_job SET status = ?, progress = ?, updated_at = ? WHERE id = ? AND gen = ?`,
+		status, progress, time.Now().UnixNano(), id, gen)
+	if err != nil {
+		return fmt.Errorf("save progress of job %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errStale
+	}
+	return nil
+}
+
+// cursor is an opaque position in a newest-first listing.
+func encodeCursor(r *record) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(r.CreatedAt.UnixNano(), 10) + "." + r.ID))
+}
+
+func decodeCursor(s string) (int64, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		t, id, ok := strings.Cut(string(b), ".")
+		if n, perr := strconv.ParseInt(t, 10, 64); ok && perr == nil && id != "" {
+			return n, id, nil
+		}
+	}
+	return 0, "", fmt.Errorf("%w: cursor is not one this server returned", plan.ErrInvalidParams)
+}

@@ -1,0 +1,425 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/riverqueue/river"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+// processTimeout bounds one run of a job (a render of a 3-hour video with
+// the slow preset on a small machine stays well under it).
+const processTimeout = 12 * time.Hour
+
+// processArgs queues one run of a job; Gen must match the record's.
+type processArgs struct {
+	JobID string `json:"job_id"`
+	Gen   int64  `json:"gen"`
+}
+
+// Kind names the River job kind.
+func (processArgs) Kind() string { return "autocut_process" }
+
+// processWorker runs a job: analyse, transcribe, plan, render.
+type processWorker struct {
+	river.WorkerDefaults[processArgs]
+	m *Manager
+}
+
+// Timeout overrides River's 1-minute default.
+func (w *processWorker) Timeout(*river.Job[processArgs]) time.Duration { return processTimeout }
+
+// NextRetry retries soon: retries happen after a shutdown cancelled a run
+// or a transient storage error.
+func (w *processWorker) NextRetry(j *river.Job[processArgs]) time.Time {
+	return time.Now().Add(time.Duration(j.Attempt) * time.Second)
+}
+
+// errCancelled is the cancel cause when the job was deleted or re-run.
+var errCancelled = errors.New("job deleted or re-run")
+
+// jobFailure is a failure recorded on the job (not retried).
+type jobFailure struct {
+	code string
+	err  error
+}
+
+func (f *jobFailure) Error() string { return f.err.Error() }
+func (f *jobFailure) Unwrap() error { return f.err }
+
+func fail(code string, err error) error { return &jobFailure{code: code, err: err} }
+
+// Work runs one job run.
+func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) error {
+	m := w.m
+	rec, err := getRecord(ctx, m.db.read, "", j.Args.JobID)
+	if errors.Is(err, ErrNotFound) {
+		return nil // deleted
+	}
+	if err != nil {
+		return err
+	}
+	if rec.Gen != j.Args.Gen || !busy(rec.Status) {
+		return nil // superseded by a newer run
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go m.watch(ctx, cancel, rec.ID, rec.Gen)
+
+	r := &run{m: m, rec: rec, gen: rec.Gen, log: m.log.With("job", rec.ID, "gen", rec.Gen)}
+	err = r.do(ctx)
+	if len(r.created) > 0 && errors.Is(context.Cause(ctx), errCancelled) {
+		if _, gerr := getRecord(context.WithoutCancel(ctx), m.db.read, "", rec.ID); errors.Is(gerr, ErrNotFound) {
+			m.deleteBlobs(context.WithoutCancel(ctx), r.created...)
+		}
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(context.Cause(ctx), errCancelled), errors.Is(err, errStale):
+		r.log.Info("run stopped: job deleted or re-run")
+		return nil
+	}
+	var jf *jobFailure
+	if !errors.As(err, &jf) {
+		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			return err // shutdown: River runs it again
+		}
+		jf = &jobFailure{code: "internal", err: err}
+	}
+	return r.failed(context.WithoutCancel(ctx), jf)
+}
+
+// watch cancels a run when its record is deleted or re-run (River's own
+// cancellation does not reach a running worker on SQLite).
+func (m *Manager) watch(ctx context.Context, cancel context.CancelCauseFunc, id string, gen int64) {
+	t := time.NewTicker(m.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var g int64
+		err := m.db.read.QueryRowContext(ctx, `SELECT gen FROM autocut_job WHERE id = ?`, id).Scan(&g)
+		if isNoRows(err) || (err == nil && g != gen) {
+			cancel(errCancelled)
+			return
+		}
+	}
+}
+
+// run is one run of a job.
+type run struct {
+	m       *Manager
+	rec     *record
+	gen     int64
+	log     interface{ Info(string, ...any) }
+	created []string // blob keys written by this run
+
+	phases, phase int // progress: phase index of phases
+	status        string
+	lastSave      time.Time
+	lastPct       float64
+}
+
+func (r *run) do(ctx context.Context) error {
+	m, rec := r.m, r.rec
+	needAnalysis := rec.AnalysisKey == ""
+	needTranscript := rec.Transcribe && (rec.Transcript == nil || rec.Transcript.Status != "done")
+	r.phases = 1 // plan
+	for _, b := range []bool{needAnalysis, needTranscript, rec.Render} {
+		if b {
+			r.phases++
+		}
+	}
+	if rec.OriginalExpired && (needAnalysis || needTranscript || rec.Render) {
+		return fail("original_expired", fmt.Errorf("%w: the original was deleted after the retention period", ErrExpired))
+	}
+	dir, err := os.MkdirTemp(m.scratch, rec.ID+"-*")
+	if err != nil {
+		return fmt.Errorf("scratch dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	var (
+		input   string
+		release = func() {}
+	)
+	defer func() { release() }()
+	openInput := func() error {
+		if input != "" {
+			return nil
+		}
+		input, release, err = m.localPath(ctx, rec.OriginalKey, dir)
+		return err
+	}
+
+	var a *dsp.Analysis
+	if needAnalysis {
+		if err := r.enter(ctx, StatusAnalyzing); err != nil {
+			return err
+		}
+		if err := openInput(); err != nil {
+			return err
+		}
+		start := time.Now()
+		a, err = r.analyze(ctx, input)
+		if err != nil {
+			return err
+		}
+		m.metrics.phase.WithLabelValues("analyze").Observe(time.Since(start).Seconds())
+		r.phase++
+	} else {
+		if a, err = m.analysis(ctx, rec.AnalysisKey); err != nil {
+			return err
+		}
+	}
+	if err := checkFormatFor(rec.Input.Type, rec.Export.Format); err != nil {
+		return fail("invalid_params", err)
+	}
+
+	if needTranscript {
+		if err := r.enter(ctx, StatusTranscribing); err != nil {
+			return err
+		}
+		if err := openInput(); err != nil {
+			return err
+		}
+		if err := r.transcribe(ctx, input); err != nil {
+			return err
+		}
+		r.phase++
+	}
+
+	p, err := m.engine.Plan(a, rec.Params, fillerCuts(rec))
+	if errors.Is(err, plan.ErrNothingToKeep) {
+		return fail("nothing_to_keep", err)
+	}
+	if errors.Is(err, plan.ErrInvalidParams) {
+		return fail("invalid_params", err)
+	}
+	if err != nil {
+		return err
+	}
+	rec.Plan = p
+	r.phase++
+
+	if rec.Render {
+		if err := r.enter(ctx, StatusRendering); err != nil {
+			return err
+		}
+		if err := openInput(); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := r.render(ctx, input, dir, a, p); err != nil {
+			return err
+		}
+		m.metrics.phase.WithLabelValues("render").Observe(time.Since(start).Seconds())
+		r.phase++
+	}
+	rec.Status, rec.Progress, rec.Error, rec.Render = StatusDone, 100, nil, false
+	rec.UpdatedAt = time.Now().UTC()
+	if err := saveRecord(ctx, m.db.write, rec, r.gen); err != nil {
+		return err
+	}
+	m.metrics.finished.WithLabelValues(StatusDone, "").Inc()
+	return nil
+}
+
+// enter starts a phase: status set, progress at the phase's start.
+func (r *run) enter(ctx context.Context, status string) error {
+	r.status = status
+	r.rec.Status = status
+	return r.progress(ctx, 0, true)
+}
+
+// progress records the fraction f of the current phase (throttled).
+func (r *run) progress(ctx context.Context, f float64, force bool) error {
+	pct := 100 * (float64(r.phase) + min(max(f, 0), 1)) / float64(r.phases)
+	pct = float64(int(pct*10)) / 10
+	if pct >= 100 {
+		pct = 99.9 // 100 only when done
+	}
+	if !force && (pct-r.lastPct < 1 || time.Since(r.lastSave) < 250*time.Millisecond) {
+		return nil
+	}
+	r.lastPct, r.lastSave = pct, time.Now()
+	r.rec.Progress = pct
+	return setProgress(ctx, r.m.db.write, r.rec.ID, r.gen, r.status, pct)
+}
+
+// progressFunc adapts progress for dsp.Progress callbacks.
+func (r *run) progressFunc(ctx context.Context) dsp.Progress {
+	return func(f float64) {
+		if err := r.progress(ctx, f, false); err != nil && errors.Is(err, errStale) {
+			r.log.Info("progress: job changed meanwhile")
+		}
+	}
+}
+
+func (r *run) analyze(ctx context.Context, input string) (*dsp.Analysis, error) {
+	m, rec := r.m, r.rec
+	if info, err := m.engine.Probe(ctx, input); err == nil {
+		if err := m.checkDuration(info.Duration); err != nil {
+			return nil, err
+		}
+	} else if errors.Is(err, dsp.ErrUnsupportedFormat) {
+		return nil, fail("unsupported_format", err)
+	}
+	a, err := m.engine.Analyze(ctx, input, r.progressFunc(ctx))
+	if err != nil {
+		switch {
+		case errors.Is(err, dsp.ErrUnsupportedFormat):
+			return nil, fail("unsupported_format", err)
+		case errors.Is(err, dsp.ErrTooLong):
+			return nil, fail("too_long", err)
+		}
+		return nil, fmt.Errorf("analyse: %w", err)
+	}
+	if err := m.checkDuration(a.Input.Duration); err != nil {
+		return nil, err
+	}
+	a.Input.Name = rec.Input.Name
+	key := "analyses/" + rec.ID + ".bin"
+	if err := r.put(ctx, key, func(w *blob.Writer) error { return encodeAnalysis(w, a) }); err != nil {
+		return nil, err
+	}
+	m.cache.put(key, a)
+	d := a.Input.Duration
+	rec.AnalysisKey = key
+	rec.Info = newInfoRecord(a.Input)
+	rec.Input.Type = a.Input.Type
+	rec.Input.Duration = &d
+	return a, nil
+}
+
+func (m *Manager) checkDuration(sec float64) error {
+	if max := m.cfg.MaxDuration.Seconds(); sec > max {
+		return fail("too_long", fmt.Errorf("%w: %.0f s is longer than the %.0f s limit", dsp.ErrTooLong, sec, max))
+	}
+	return nil
+}
+
+func (r *run) transcribe(ctx context.Context, input string) error {
+	m, rec := r.m, r.rec
+	if err := m.transcriberReady(ctx); err != nil {
+		return fail("transcription_unavailable", err)
+	}
+	rec.Transcript = &transcribe.Transcript{Status: "pending"}
+	select { // one transcription at a time per server; waiting shows progress 0
+	case m.transSem <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	defer func() { <-m.transSem }()
+	rec.Transcript.Status = "running"
+	if err := saveRecord(ctx, m.db.write, rec, r.gen); err != nil {
+		return err
+	}
+	start := time.Now()
+	t, err := m.cfg.Transcriber.Transcribe(ctx, input, "", r.progressFunc(ctx))
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		code := "transcription_failed"
+		if errors.Is(err, transcribe.ErrUnavailable) {
+			code = "transcription_unavailable"
+		}
+		rec.Transcript = &transcribe.Transcript{Status: "failed"}
+		return fail(code, fmt.Errorf("transcribe: %w", err))
+	}
+	m.metrics.phase.WithLabelValues("transcribe").Observe(time.Since(start).Seconds())
+	t.Status = "done"
+	rec.Transcript = t
+	return nil
+}
+
+func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p *plan.Plan) error {
+	m, rec := r.m, r.rec
+	name := m.engine.OutputName(rec.Input.Name, rec.Export.Format)
+	out := filepath.Join(dir, "out-"+filepath.Base(name))
+	res, err := m.engine.Render(ctx, input, a, p, rec.Export, out, r.progressFunc(ctx))
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		if errors.Is(err, plan.ErrInvalidParams) {
+			return fail("invalid_params", err)
+		}
+		if errors.Is(err, dsp.ErrUnsupportedFormat) {
+			return fail("unsupported_format", err)
+		}
+		return fail("render_failed", fmt.Errorf("render: %w", err))
+	}
+	key := fmt.Sprintf("outputs/%s/%d/%s", rec.ID, r.gen, name)
+	f, err := os.Open(out)
+	if err != nil {
+		return fmt.Errorf("rendered file: %w", err)
+	}
+	defer f.Close()
+	err = r.put(ctx, key, func(w *blob.Writer) error {
+		_, err := w.ReadFrom(f)
+		return err
+	}, &blob.WriterOptions{ContentType: contentType(res.Format), ContentDisposition: fmt.Sprintf("attachment; filename=%q", name)})
+	if err != nil {
+		return err
+	}
+	rec.Output = &Output{Format: res.Format, Duration: res.Duration, Name: name, Size: res.Size}
+	rec.OutputKey, rec.OutputAt, rec.OutputExpired = key, time.Now().UTC(), false
+	return nil
+}
+
+// put writes a blob through fn; a failed write keeps nothing.
+func (r *run) put(ctx context.Context, key string, fn func(w *blob.Writer) error, opts ...*blob.WriterOptions) error {
+	var o *blob.WriterOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := r.m.bucket.NewWriter(wctx, key, o)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", key, err)
+	}
+	if err := fn(w); err != nil {
+		cancel()
+		_ = w.Close()
+		return fmt.Errorf("store %s: %w", key, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("store %s: %w", key, err)
+	}
+	r.created = append(r.created, key)
+	return nil
+}
+
+// failed records a failure on the job (the River job completes: no retry).
+func (r *run) failed(ctx context.Context, jf *jobFailure) error {
+	rec := r.rec
+	rec.Status, rec.Error, rec.Render = StatusFailed, &JobError{Code: jf.code, Message: jf.err.Error()}, false
+	rec.UpdatedAt = time.Now().UTC()
+	if err := saveRecord(ctx, r.m.db.write, rec, r.gen); err != nil {
+		if errors.Is(err, errStale) {
+			return nil
+		}
+		return err
+	}
+	r.m.metrics.finished.WithLabelValues(StatusFailed, jf.code).Inc()
+	r.m.log.Info("job failed", "job", rec.ID, "code", jf.code, "err", jf.err)
+	return nil
+}
+
+func isBlobNotFound(err error) bool { return gcerrors.Code(err) == gcerrors.NotFound }
