@@ -252,7 +252,8 @@ func (r *run) progress(ctx context.Context, f float64, force bool) error {
 	if pct >= 100 {
 		pct = 99.9 // 100 only when done
 	}
-	if !force && (pct-r.lastPct < 1 || time.Since(r.lastSave) < 250*time.Millisecond) {
+	// Throttled: at most every 250 ms unless it moved 10 points.
+	if d := pct - r.lastPct; !force && (d < 1 || (d < 10 && time.Since(r.lastSave) < 250*time.Millisecond)) {
 		return nil
 	}
 	r.lastPct, r.lastSave = pct, time.Now()

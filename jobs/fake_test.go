@@ -1,0 +1,193 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/plan"
+)
+
+// gateEngine is a controllable engine for the flow tests (conflict,
+// cancellation, restart): its Analyze and Render wait on gates and count
+// calls; its media are "RIFF" files whose text says the duration.
+type gateEngine struct {
+	analyzeGate chan struct{} // nil: no wait; closed: pass
+	renderGate  chan struct{}
+	analyses    atomic.Int32
+	renders     atomic.Int32
+	inAnalyze   chan string  // receives the job's path when Analyze starts (buffered)
+	cancelled   atomic.Int32 // calls that returned because their context ended
+}
+
+func (g *gateEngine) Sniff(head []byte) string {
+	if strings.HasPrefix(string(head), "RIFF") {
+		return "wav"
+	}
+	return ""
+}
+
+func (g *gateEngine) Probe(ctx context.Context, path string) (dsp.Info, error) {
+	return dsp.Info{}, fmt.Errorf("probe not supported")
+}
+
+func (g *gateEngine) wait(ctx context.Context, gate chan struct{}) error {
+	if gate == nil {
+		return nil
+	}
+	select {
+	case <-gate:
+		return nil
+	case <-ctx.Done():
+		g.cancelled.Add(1)
+		return ctx.Err()
+	}
+}
+
+func (g *gateEngine) Analyze(ctx context.Context, path string, progress dsp.Progress) (*dsp.Analysis, error) {
+	g.analyses.Add(1)
+	if g.inAnalyze != nil {
+		select {
+		case g.inAnalyze <- path:
+		default:
+		}
+	}
+	progress(0.5)
+	if err := g.wait(ctx, g.analyzeGate); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var sec float64
+	if _, err := fmt.Sscanf(string(b), "RIFF %g", &sec); err != nil {
+		return nil, fmt.Errorf("%w: fake media: %v", dsp.ErrUnsupportedFormat, err)
+	}
+	n := int(sec * 100)
+	a := &dsp.Analysis{Input: dsp.Info{Name: "x", Type: "audio", Format: "wav", Duration: sec, SampleRate: 48000, Channels: 1},
+		Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n)},
+		BlockSec: 0.1, Blocks: make([]float64, n/10), ThresholdDb: -40, NoiseFloorDb: -60}
+	for i := range n {
+		a.Envelope.RMSDb[i] = -20
+		if (i/100)%2 == 1 {
+			a.Envelope.RMSDb[i] = -80
+		}
+		a.Envelope.PeakDb[i] = a.Envelope.RMSDb[i] + 3
+	}
+	return a, nil
+}
+
+// Plan cuts every frame under the threshold (ThresholdDb, else the analysis').
+func (g *gateEngine) Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.Plan, error) {
+	th := a.ThresholdDb
+	if p.ThresholdDb != nil {
+		th = *p.ThresholdDb
+	}
+	out := &plan.Plan{ThresholdDb: th, Params: p}
+	fs := a.Envelope.FrameSec
+	for i := 0; i < len(a.Envelope.RMSDb); {
+		j := i
+		quiet := float64(a.Envelope.RMSDb[i]) < th
+		for j < len(a.Envelope.RMSDb) && (float64(a.Envelope.RMSDb[j]) < th) == quiet {
+			j++
+		}
+		r := plan.Range{Start: float64(i) * fs, End: float64(j) * fs}
+		if quiet {
+			out.Cuts = append(out.Cuts, plan.Cut{Start: r.Start, End: r.End, Reason: plan.ReasonSilence})
+		} else {
+			out.Keep = append(out.Keep, r)
+			out.Stats.FinalSec += r.Len()
+		}
+		i = j
+	}
+	if len(out.Keep) == 0 {
+		return nil, plan.ErrNothingToKeep
+	}
+	out.Stats.OriginalSec = a.Input.Duration
+	out.Stats.CutsCount = len(out.Cuts)
+	return out, nil
+}
+
+func (g *gateEngine) Preset(name string) (plan.Params, Export, error) {
+	if name != "" && name != "podcast" {
+		return plan.Params{}, Export{}, fmt.Errorf("%w: unknown preset %q", plan.ErrInvalidParams, name)
+	}
+	return plan.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200}, Export{Normalize: "podcast"}, nil
+}
+
+func (g *gateEngine) Validate(p plan.Params) error {
+	if p.MinSilenceSec < 0.2 || p.MinSilenceSec > 10 {
+		return fmt.Errorf("%w: minSilenceSec must be within 0.2..10", plan.ErrInvalidParams)
+	}
+	return nil
+}
+
+func (g *gateEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e Export, out string, progress dsp.Progress) (*Rendered, error) {
+	g.renders.Add(1)
+	progress(0.3)
+	if err := g.wait(ctx, g.renderGate); err != nil {
+		return nil, err
+	}
+	body := fmt.Sprintf("rendered %s %.2f", e.Format, p.Stats.FinalSec)
+	if err := os.WriteFile(out, []byte(body), 0o644); err != nil {
+		return nil, err
+	}
+	return &Rendered{Format: e.Format, Duration: p.Stats.FinalSec, Size: int64(len(body))}, nil
+}
+
+func (g *gateEngine) OutputName(in, format string) string { return in + "-autocut." + format }
+
+// testManager opens and starts a Manager on dir; Stop runs at cleanup.
+func testManager(t *testing.T, dir string, eng Engine, mod func(*Config)) *Manager {
+	t.Helper()
+	cfg := Config{DataDir: dir, Workers: 2, Engine: eng, PollInterval: 50 * time.Millisecond,
+		RetentionInterval: time.Hour,
+		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	if mod != nil {
+		mod(&cfg)
+	}
+	ctx := context.Background()
+	m, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if err := m.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := m.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	return m
+}
+
+// waitJob polls until cond holds for the job, failing after timeout.
+func waitJob(t *testing.T, m *Manager, owner, id string, timeout time.Duration, cond func(*Job) bool) *Job {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		j, err := m.Get(context.Background(), owner, id)
+		if err != nil {
+			t.Fatalf("Get %s: %v", id, err)
+		}
+		if cond(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: condition not met after %v; last status %s progress %.1f error %+v", id, timeout, j.Status, j.Progress, j.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func isStatus(s string) func(*Job) bool { return func(j *Job) bool { return j.Status == s } }

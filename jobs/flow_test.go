@@ -1,0 +1,313 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+// fakeMedia is a gateEngine input of sec seconds.
+func fakeMedia(sec float64) *strings.Reader {
+	return strings.NewReader(fmt.Sprintf("RIFF %g fake media\n", sec))
+}
+
+func TestFlowCreateDone(t *testing.T) {
+	eng := &gateEngine{}
+	m := testManager(t, t.TempDir(), eng, nil)
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o1", Name: "talk.wav"}, fakeMedia(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != StatusAnalyzing || j.Progress != 0 || j.Output != nil || j.Input.Duration != nil {
+		t.Fatalf("fresh job = %+v", j)
+	}
+	j = waitJob(t, m, "o1", j.ID, 10*time.Second, isStatus(StatusDone))
+	if j.Output == nil || j.Output.Name != "talk.wav-autocut.mp3" || j.Progress != 100 || j.Plan == nil {
+		t.Fatalf("done job = %+v output %+v", j, j.Output)
+	}
+	d, err := m.OpenOutput(ctx, "o1", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if _, err := m.Get(ctx, "o2", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("other owner: %v", err)
+	}
+}
+
+func TestFlowConflictAndDeleteWhileRunning(t *testing.T) {
+	eng := &gateEngine{analyzeGate: make(chan struct{}), inAnalyze: make(chan string, 1)}
+	dir := t.TempDir()
+	m := testManager(t, dir, eng, nil)
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-eng.inAnalyze:
+	case <-time.After(10 * time.Second):
+		t.Fatal("analysis did not start")
+	}
+	waitJob(t, m, "o", j.ID, 5*time.Second, func(j *Job) bool { return j.Progress > 0 })
+	for _, p := range []PatchRequest{{Action: "export"}, {Params: &ParamsInput{MinSilenceSec: ptr(1.0)}}} {
+		if _, err := m.Update(ctx, "o", j.ID, p); !errors.Is(err, ErrConflict) {
+			t.Fatalf("Update %+v while analysing: err = %v, want ErrConflict", p, err)
+		}
+	}
+	if _, err := m.Media(ctx, "o", j.ID); !errors.Is(err, ErrConflict) {
+		t.Fatalf("Media before plan: %v", err)
+	}
+	if err := m.Delete(ctx, "o2", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Delete by other owner: %v", err)
+	}
+	if err := m.Delete(ctx, "o", j.ID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for eng.cancelled.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("running analysis was not cancelled after Delete")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := m.Get(ctx, "o", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after delete: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "media", "originals", j.ID)); !os.IsNotExist(err) {
+		t.Fatalf("original still stored after delete: %v", err)
+	}
+	if err := m.Delete(ctx, "o", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second Delete: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestFlowListPaging(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{}, nil)
+	ctx := context.Background()
+	var ids []string
+	for i := range 7 {
+		owner := "o"
+		if i == 3 {
+			owner = "other"
+		}
+		j, err := m.Create(ctx, CreateRequest{Owner: owner, Name: "a.wav", Options: Options{AutoExport: ptr(false)}}, fakeMedia(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner == "o" {
+			ids = append(ids, j.ID)
+		}
+	}
+	slices.Reverse(ids) // newest first
+	var got []string
+	cursor := ""
+	var pages []int
+	for {
+		jobs, next, err := m.List(ctx, "o", 4, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, len(jobs))
+		for _, j := range jobs {
+			got = append(got, j.ID)
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if diff := cmp.Diff(ids, got); diff != "" {
+		t.Errorf("listing (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{4, 2}, pages); diff != "" {
+		t.Errorf("page sizes (-want +got):\n%s", diff)
+	}
+	all, next, err := m.List(ctx, "o", 500, "")
+	if err != nil || len(all) != 6 || next != "" {
+		t.Fatalf("List limit 500: %d jobs, next %q, err %v", len(all), next, err)
+	}
+	if _, _, err := m.List(ctx, "o", 2, "not-a-cursor"); !errors.Is(err, plan.ErrInvalidParams) {
+		t.Fatalf("bad cursor: %v", err)
+	}
+}
+
+func TestFlowPatchReplansWithoutDecoding(t *testing.T) {
+	eng := &gateEngine{}
+	dir := t.TempDir()
+	m := testManager(t, dir, eng, nil)
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav", Options: Options{Preset: "podcast"}}, fakeMedia(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+	first := *j.Output
+	up, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{ThresholdDb: ptr(-90.0)}, Export: &ExportInput{Format: ptr("wav")}, Action: "export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.Status != StatusRendering || up.Output != nil {
+		t.Fatalf("after PATCH: status %s output %+v", up.Status, up.Output)
+	}
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+	if got := eng.analyses.Load(); got != 1 {
+		t.Errorf("decodes = %d, want 1 (PATCH must re-plan from the stored analysis)", got)
+	}
+	if got := eng.renders.Load(); got != 2 {
+		t.Errorf("renders = %d, want 2", got)
+	}
+	if j.Output == nil || j.Output.Format != "wav" || j.Output.Duration <= first.Duration {
+		t.Errorf("re-export output %+v, first %+v (a -90 dB threshold keeps more)", j.Output, first)
+	}
+	if *j.Params.ThresholdDb != -90 || j.Plan.ThresholdDb != -90 {
+		t.Errorf("params %+v plan threshold %v", j.Params, j.Plan.ThresholdDb)
+	}
+	// The old rendered file is gone, the new one downloads.
+	outs, _ := filepath.Glob(filepath.Join(dir, "media", "outputs", j.ID, "*", "*"))
+	var files []string
+	for _, o := range outs {
+		if !strings.HasSuffix(o, ".attrs") {
+			files = append(files, filepath.Base(o))
+		}
+	}
+	if diff := cmp.Diff([]string{"a.wav-autocut.wav"}, files); diff != "" {
+		t.Errorf("stored outputs (-want +got):\n%s", diff)
+	}
+	// Synchronous judgements: nothing to keep (422) and bad params (400) leave the job alone.
+	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{ThresholdDb: ptr(-10.0)}, Action: "export"}); !errors.Is(err, plan.ErrNothingToKeep) {
+		t.Errorf("PATCH to an all-silent plan: %v, want ErrNothingToKeep", err)
+	}
+	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{MinSilenceSec: ptr(50.0)}}); !errors.Is(err, plan.ErrInvalidParams) {
+		t.Errorf("PATCH minSilenceSec 50: %v", err)
+	}
+	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Export: &ExportInput{Format: ptr("mp4")}}); !errors.Is(err, plan.ErrInvalidParams) {
+		t.Errorf("PATCH mp4 for audio: %v", err)
+	}
+	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Action: "transcribe"}); !errors.Is(err, transcribe.ErrUnavailable) {
+		t.Errorf("PATCH transcribe without engine: %v", err)
+	}
+	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Action: "dance"}); !errors.Is(err, plan.ErrInvalidParams) {
+		t.Errorf("PATCH unknown action: %v", err)
+	}
+	j2, _ := m.Get(ctx, "o", j.ID)
+	if j2.Status != StatusDone || j2.Output == nil || *j2.Params.ThresholdDb != -90 {
+		t.Errorf("refused PATCHes changed the job: %+v", j2)
+	}
+	// Preview and Envelope read the stored analysis.
+	p, err := m.Preview(ctx, "o", j.ID, ParamsInput{ThresholdDb: ptr(-50.0)})
+	if err != nil || p.ThresholdDb != -50 {
+		t.Fatalf("Preview: %+v %v", p, err)
+	}
+	fs, lv, err := m.Envelope(ctx, "o", j.ID, 10)
+	// 10 s of 10 ms frames alternating 1 s loud / 1 s quiet, in 10 buckets of 1 s.
+	if err != nil || len(lv) != 10 || fs != 1 || lv[0] != -20 || lv[1] != -80 {
+		t.Fatalf("Envelope: frameSec %v levels %v err %v", fs, lv, err)
+	}
+	if eng.analyses.Load() != 1 {
+		t.Errorf("decodes after preview = %d", eng.analyses.Load())
+	}
+}
+
+func TestFlowRetention(t *testing.T) {
+	dir := t.TempDir()
+	m := testManager(t, dir, &gateEngine{}, func(c *Config) {
+		c.OriginalsTTL, c.OutputsTTL, c.RetentionInterval = 300*time.Millisecond, 700*time.Millisecond, 100*time.Millisecond
+	})
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+	orig := filepath.Join(dir, "media", "originals", j.ID)
+	if _, err := os.Stat(orig); err != nil {
+		t.Fatalf("original missing right after done: %v", err)
+	}
+	d, err := m.OpenOutput(ctx, "o", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, func(j *Job) bool { return j.Output == nil })
+	if _, err := os.Stat(orig); !os.IsNotExist(err) {
+		t.Errorf("original still there after its TTL: %v", err)
+	}
+	if _, err := m.OpenOutput(ctx, "o", j.ID); !errors.Is(err, ErrExpired) {
+		t.Errorf("OpenOutput after expiry: %v, want ErrExpired", err)
+	}
+	if j.Plan == nil || j.Status != StatusDone {
+		t.Errorf("record after expiry: %+v", j)
+	}
+	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Action: "export"}); !errors.Is(err, ErrExpired) {
+		t.Errorf("re-export without original: %v", err)
+	}
+	if _, err := m.Preview(ctx, "o", j.ID, ParamsInput{}); err != nil {
+		t.Errorf("Preview after expiry (analysis is kept): %v", err)
+	}
+}
+
+func TestFlowRestartDurability(t *testing.T) {
+	dir := t.TempDir()
+	eng := &gateEngine{analyzeGate: make(chan struct{}), inAnalyze: make(chan string, 1)}
+	m1 := testManager(t, dir, eng, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil)) // the crash makes River complain
+	})
+	ctx := context.Background()
+	running, err := m1.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-eng.inAnalyze
+	var queued []string
+	for range 3 { // Workers is 2: one more runs, two wait in the queue
+		j, err := m1.Create(ctx, CreateRequest{Owner: "o", Name: "b.wav"}, fakeMedia(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued = append(queued, j.ID)
+	}
+	crash(t, m1)
+
+	eng2 := &gateEngine{}
+	m2 := testManager(t, dir, eng2, nil)
+	for _, id := range append([]string{running.ID}, queued...) {
+		j := waitJob(t, m2, "o", id, 20*time.Second, isStatus(StatusDone))
+		if j.Output == nil || j.Plan == nil {
+			t.Errorf("job %s after restart: %+v", id, j)
+		}
+	}
+	if got := eng2.analyses.Load(); got != 4 {
+		t.Errorf("analyses after restart = %d, want 4", got)
+	}
+}
+
+// crash stops a Manager the way kill -9 would leave it: the database goes
+// away first, so neither River nor the worker records anything.
+func crash(t *testing.T, m *Manager) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stopped = true
+	_ = m.db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = m.q.stopAndCancel(ctx)
+	_ = m.bucket.Close()
+}
