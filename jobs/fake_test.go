@@ -107,6 +107,24 @@ func (g *gateEngine) Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*pl
 		}
 		i = j
 	}
+	for _, x := range extra { // remove extra cuts from the keeps
+		var keep []plan.Range
+		for _, k := range out.Keep {
+			if x.End <= k.Start || x.Start >= k.End {
+				keep = append(keep, k)
+				continue
+			}
+			if x.Start > k.Start {
+				keep = append(keep, plan.Range{Start: k.Start, End: x.Start})
+			}
+			if x.End < k.End {
+				keep = append(keep, plan.Range{Start: x.End, End: k.End})
+			}
+			out.Stats.FinalSec -= min(x.End, k.End) - max(x.Start, k.Start)
+		}
+		out.Keep = keep
+		out.Cuts = append(out.Cuts, x)
+	}
 	if len(out.Keep) == 0 {
 		return nil, plan.ErrNothingToKeep
 	}

@@ -1,0 +1,255 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+func TestCreateRefusals(t *testing.T) {
+	dir := t.TempDir()
+	m := testManager(t, dir, &gateEngine{}, func(c *Config) { c.MaxInputBytes = 1000 })
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		opts  Options
+		media string
+		want  error
+	}{
+		{"not media", Options{}, "<html>hello</html>", dsp.ErrUnsupportedFormat},
+		{"empty", Options{}, "", dsp.ErrUnsupportedFormat},
+		{"too large", Options{}, "RIFF 3 " + strings.Repeat("x", 2000), ErrTooLarge},
+		{"exactly the limit", Options{}, "RIFF 3 " + strings.Repeat("x", 993), nil},
+		{"bad format", Options{Export: &ExportInput{Format: ptr("ogg")}}, "RIFF 3", plan.ErrInvalidParams},
+		{"bad normalize", Options{Export: &ExportInput{Normalize: ptr("loud")}}, "RIFF 3", plan.ErrInvalidParams},
+		{"mp4 for audio", Options{Export: &ExportInput{Format: ptr("mp4")}}, "RIFF 3", plan.ErrInvalidParams},
+		{"bad param", Options{Params: &ParamsInput{MinSilenceSec: ptr(0.0)}}, "RIFF 3", plan.ErrInvalidParams},
+		{"unknown preset", Options{Preset: "loud"}, "RIFF 3", plan.ErrInvalidParams},
+		{"transcribe without engine", Options{Transcribe: ptr(true)}, "RIFF 3", transcribe.ErrUnavailable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "x.wav", Options: tc.opts}, strings.NewReader(tc.media))
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("Create: %v", err)
+				}
+				if j.Status != StatusAnalyzing {
+					t.Fatalf("status %s", j.Status)
+				}
+				return
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Create: err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	// Refused uploads leave no file behind.
+	ents, _ := os.ReadDir(filepath.Join(dir, "media", "originals"))
+	var names []string
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".attrs") {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) != 1 {
+		t.Errorf("stored originals = %v, want only the accepted one", names)
+	}
+}
+
+func TestFailedStates(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{}, func(c *Config) { c.MaxDuration = 20 * time.Second })
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		opts  Options
+		media string
+		code  string
+	}{
+		{"nothing to keep", Options{Params: &ParamsInput{ThresholdDb: ptr(-10.0)}}, "RIFF 4", "nothing_to_keep"},
+		{"undecodable", Options{}, "RIFF garbage", "unsupported_format"},
+		{"too long", Options{}, "RIFF 30", "too_long"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "x.wav", Options: tc.opts}, strings.NewReader(tc.media))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusFailed))
+			if j.Error == nil || j.Error.Code != tc.code || j.Error.Message == "" || j.Output != nil {
+				t.Fatalf("failed job: error %+v output %+v", j.Error, j.Output)
+			}
+		})
+	}
+	// A failed job can be re-run with better params.
+	jobs, _, err := m.List(ctx, "o", 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if j.Error.Code != "nothing_to_keep" {
+			continue
+		}
+		if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{ThresholdDb: ptr(-40.0)}, Action: "export"}); err != nil {
+			t.Fatal(err)
+		}
+		j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+		if j.Error != nil || j.Output == nil {
+			t.Fatalf("re-run: %+v", j)
+		}
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m.Collectors()...)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "autocut_jobs" {
+			continue
+		}
+		for _, mt := range mf.GetMetric() {
+			got[mt.GetLabel()[0].GetValue()] = mt.GetGauge().GetValue()
+		}
+	}
+	want := map[string]float64{"analyzing": 0, "transcribing": 0, "rendering": 0, "done": 1, "failed": 2}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("autocut_jobs (-want +got):\n%s", diff)
+	}
+	if err := m.Ready(ctx); err != nil {
+		t.Errorf("Ready: %v", err)
+	}
+}
+
+// fakeTranscriber finds one filler per call and records concurrency.
+type fakeTranscriber struct {
+	running, peak atomic.Int32
+	mu            sync.Mutex
+	calls         int
+	hold          time.Duration
+}
+
+func (f *fakeTranscriber) Name() string                        { return "fake" }
+func (f *fakeTranscriber) Available(ctx context.Context) error { return nil }
+func (f *fakeTranscriber) Transcribe(ctx context.Context, path, lang string, progress dsp.Progress) (*transcribe.Transcript, error) {
+	n := f.running.Add(1)
+	defer f.running.Add(-1)
+	for {
+		p := f.peak.Load()
+		if n <= p || f.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
+	progress(0.5)
+	select {
+	case <-time.After(f.hold):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	// The fake media are loud from 0 to 1 s: "um" at 0.2..0.5 s.
+	return &transcribe.Transcript{Language: "en", Engine: "fake",
+		Words:   []transcribe.Word{{Word: "um", Start: 0.2, End: 0.5, Confidence: 0.9}},
+		Fillers: []transcribe.Filler{{Word: "um", Start: 0.2, End: 0.5, Kind: "filler", Confidence: 0.9}}}, nil
+}
+
+func TestTranscriptionOneAtATime(t *testing.T) {
+	tr := &fakeTranscriber{hold: 300 * time.Millisecond}
+	m := testManager(t, t.TempDir(), &gateEngine{}, func(c *Config) { c.Transcriber = tr; c.Workers = 3 })
+	ctx := context.Background()
+	var ids []string
+	for range 3 {
+		j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "x.wav", Options: Options{Transcribe: ptr(true)}}, fakeMedia(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	// While one transcribes, the others wait in transcribing at their phase start.
+	sawWaiting := false
+	deadline := time.Now().Add(15 * time.Second)
+	for done := 0; done < len(ids); {
+		done = 0
+		transcribing := 0
+		for _, id := range ids {
+			j, err := m.Get(ctx, "o", id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch j.Status {
+			case StatusDone:
+				done++
+			case StatusTranscribing:
+				transcribing++
+			case StatusFailed:
+				t.Fatalf("job failed: %+v", j.Error)
+			}
+		}
+		if transcribing >= 2 {
+			sawWaiting = true
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("jobs did not finish")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := tr.peak.Load(); got != 1 {
+		t.Errorf("peak concurrent transcriptions = %d, want 1", got)
+	}
+	if !sawWaiting {
+		t.Errorf("never saw a job waiting in transcribing")
+	}
+	j, _ := m.Get(ctx, "o", ids[0])
+	tt, ok := j.Transcript.(*transcribe.Transcript)
+	if !ok || tt.Status != "done" || len(tt.Fillers) != 1 {
+		t.Fatalf("transcript %#v", j.Transcript)
+	}
+	fillers := countReason(j.Plan.Cuts, plan.ReasonFiller)
+	if !j.Export.CutFillers || fillers != 1 {
+		t.Errorf("cutFillers %v, filler cuts %d in %+v", j.Export.CutFillers, fillers, j.Plan.Cuts)
+	}
+	// PATCH action transcribe on a job that did not ask for it.
+	j2, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "y.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j2.ID, 10*time.Second, isStatus(StatusDone))
+	up, err := m.Update(ctx, "o", j2.ID, PatchRequest{Action: "transcribe"})
+	if err != nil || up.Status != StatusTranscribing {
+		t.Fatalf("PATCH transcribe: %+v %v", up, err)
+	}
+	j3 := waitJob(t, m, "o", j2.ID, 10*time.Second, isStatus(StatusDone))
+	if j3.Output == nil || j3.Transcript == nil || !j3.Export.CutFillers {
+		t.Fatalf("after transcribe: %+v", j3)
+	}
+	if n := countReason(j3.Plan.Cuts, plan.ReasonFiller); n != 1 {
+		t.Fatalf("filler cuts after PATCH transcribe = %d in %+v", n, j3.Plan.Cuts)
+	}
+}
+
+func countReason(cuts []plan.Cut, reason string) int {
+	n := 0
+	for _, c := range cuts {
+		if c.Reason == reason {
+			n++
+		}
+	}
+	return n
+}
