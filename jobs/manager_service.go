@@ -183,7 +183,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 
 	now := time.Now().UTC()
 	rec := &record{
-		ID: id, Owner: req.Owner, Status: StatusAnalyzing, Gen: 1, CreatedAt: now, UpdatedAt: now, OriginalAt: now,
+		ID: id, Owner: req.Owner, Status: StatusAnalyzing, Gen: 1, Version: 1, CreatedAt: now, UpdatedAt: now, OriginalAt: now,
 		Input:     Input{Name: name, Type: inputType},
 		Container: container, Preset: o.Preset, Params: params, Export: export,
 		Transcribe: wantTranscribe, AutoExport: o.AutoExport == nil || *o.AutoExport,

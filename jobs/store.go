@@ -26,6 +26,7 @@ var appSchema = []string{
 		status      TEXT NOT NULL,
 		progress    REAL NOT NULL DEFAULT 0,
 		gen         INTEGER NOT NULL DEFAULT 1,
+		version     INTEGER NOT NULL DEFAULT 1,
 		river_id    INTEGER NOT NULL DEFAULT 0,
 		created_at  INTEGER NOT NULL,
 		updated_at  INTEGER NOT NULL,
@@ -39,14 +40,17 @@ var appSchema = []string{
 	`CREATE INDEX IF NOT EXISTS autocut_job_output_at ON autocut_job (output_at)`,
 }
 
-// record is a job as stored. Gen counts runs: every (re)run and every
-// delete changes it, and a worker whose gen no longer matches stops.
+// record is a job as stored. Gen counts runs: every (re)run changes it,
+// and a worker whose gen no longer matches (or whose record is gone) stops.
+// Version counts document writes, so that concurrent writers (a PATCH and a
+// retention sweep) never overwrite each other.
 type record struct {
 	ID         string    `json:"-"`
 	Owner      string    `json:"-"`
 	Status     string    `json:"-"`
 	Progress   float64   `json:"-"`
 	Gen        int64     `json:"-"`
+	Version    int64     `json:"-"`
 	RiverID    int64     `json:"-"`
 	CreatedAt  time.Time `json:"-"`
 	UpdatedAt  time.Time `json:"-"`
@@ -115,7 +119,7 @@ func busy(status string) bool {
 	return status == StatusAnalyzing || status == StatusTranscribing || status == StatusRendering
 }
 
-const recordCols = `id, owner, status, progress, gen, river_id, created_at, updated_at, original_at, output_at, doc`
+const recordCols = `id, owner, status, progress, gen, version, river_id, created_at, updated_at, original_at, output_at, doc`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -125,7 +129,7 @@ func scanRecord(s scanner) (*record, error) {
 		created, updated, origAt, outputAt int64
 		doc                                string
 	)
-	if err := s.Scan(&r.ID, &r.Owner, &r.Status, &r.Progress, &r.Gen, &r.RiverID, &created, &updated, &origAt, &outputAt, &doc); err != nil {
+	if err := s.Scan(&r.ID, &r.Owner, &r.Status, &r.Progress, &r.Gen, &r.Version, &r.RiverID, &created, &updated, &origAt, &outputAt, &doc); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(doc), &r); err != nil {
@@ -173,8 +177,8 @@ func insertRecord(ctx context.Context, ex execer, r *record) error {
 	if err != nil {
 		return fmt.Errorf("encode job: %w", err)
 	}
-	_, err = ex.ExecContext(ctx, `INSERT INTO autocut_job (`+recordCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-		r.ID, r.Owner, r.Status, r.Progress, r.Gen, r.RiverID, nanos(r.CreatedAt), nanos(r.UpdatedAt),
+	_, err = ex.ExecContext(ctx, `INSERT INTO autocut_job (`+recordCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		r.ID, r.Owner, r.Status, r.Progress, r.Gen, r.Version, r.RiverID, nanos(r.CreatedAt), nanos(r.UpdatedAt),
 		nanos(r.OriginalAt), nanos(r.OutputAt), string(doc))
 	if err != nil {
 		return fmt.Errorf("insert job: %w", err)
@@ -185,22 +189,24 @@ func insertRecord(ctx context.Context, ex execer, r *record) error {
 // errStale reports that a record changed under a writer (deleted or re-run).
 var errStale = errors.New("job changed meanwhile")
 
-// saveRecord writes r if its stored gen is still wantGen (errStale otherwise).
+// saveRecord writes r if its stored gen is still wantGen and nobody wrote
+// it since it was read (errStale otherwise); r.Version moves on.
 func saveRecord(ctx context.Context, ex execer, r *record, wantGen int64) error {
 	doc, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode job: %w", err)
 	}
-	res, err := ex.ExecContext(ctx, `UPDATE autocut_job SET status = ?, progress = ?, gen = ?, river_id = ?,
-		updated_at = ?, original_at = ?, output_at = ?, doc = ? WHERE id = ? AND gen = ?`,
+	res, err := ex.ExecContext(ctx, `UPDATE autocut_job SET status = ?, progress = ?, gen = ?, version = version + 1,
+		river_id = ?, updated_at = ?, original_at = ?, output_at = ?, doc = ? WHERE id = ? AND gen = ? AND version = ?`,
 		r.Status, r.Progress, r.Gen, r.RiverID, nanos(r.UpdatedAt), nanos(r.OriginalAt), nanos(r.OutputAt),
-		string(doc), r.ID, wantGen)
+		string(doc), r.ID, wantGen, r.Version)
 	if err != nil {
 		return fmt.Errorf("save job %s: %w", r.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errStale
 	}
+	r.Version++
 	return nil
 }
 
