@@ -209,3 +209,10 @@ func waitJob(t *testing.T, m *Manager, owner, id string, timeout time.Duration, 
 }
 
 func isStatus(s string) func(*Job) bool { return func(j *Job) bool { return j.Status == s } }
+
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+}
+
+// previewEngine analyses fake media and plans with the linked planner.
+func previewEngine() Engine { return &gateEngine{} }
