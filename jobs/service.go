@@ -1,6 +1,26 @@
 // Package jobs runs autocut's work as durable queued jobs: it stores inputs
 // and outputs in blob storage, keeps the app-owned job records, and runs
 // analysis, transcription and rendering through the River queue.
+//
+// Layout of DataDir: autocut.db (SQLite in WAL mode: River's tables and the
+// app-owned autocut_job table, the API's source of truth, written in the same
+// transaction as each River insert), media/ (fileblob: originals/ID,
+// analyses/ID.bin, outputs/ID/GEN/NAME) and scratch/ (temporary files of
+// running work, emptied at start).
+//
+// A job runs as one River job per run (kind autocut_process, args {job_id,
+// gen}): analyse (once; the analysis is stored so PATCH and Preview re-plan
+// without decoding), transcribe when asked (one at a time per server), plan,
+// render when asked. Each PATCH re-run bumps the record's gen; a worker
+// polls its record and cancels its context when the record is deleted or its
+// gen moved on, since River's cancellation does not reach running workers on
+// SQLite. Deterministic failures end the job in StatusFailed with a JobError;
+// a run interrupted by shutdown is retried by River, and Start re-enqueues
+// runs a killed process left behind.
+//
+// The River client is generic over the driver's transaction type (see
+// queue.go): SQLite uses *sql.Tx; PostgreSQL needs a txAdapter for pgx.Tx and
+// the riverpgxv5 driver (and $n placeholders in store.go's statements).
 package jobs
 
 import (

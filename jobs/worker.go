@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -125,7 +126,7 @@ type run struct {
 	m       *Manager
 	rec     *record
 	gen     int64
-	log     interface{ Info(string, ...any) }
+	log     *slog.Logger
 	created []string // blob keys written by this run
 
 	phases, phase int // progress: phase index of phases
