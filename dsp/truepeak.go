@@ -31,6 +31,8 @@ type truePeakMeter struct {
 	hist   [][tpTaps - 1]float32 // per channel, the last tpTaps-1 samples
 	buf    []float32             // scratch: history + one segment of a channel
 	max    float64               // running maximum |value| (linear)
+
+	segments, skipped int64 // segments seen and skipped by pruning
 }
 
 // truePeakFactor returns the oversampling factor for a sample rate.
@@ -111,7 +113,9 @@ func (m *truePeakMeter) segment(seg []float32, ch, c, n int, peak float64) {
 		}
 	}
 	bound := math.Max(peak, float64(hmax)) * m.gain
+	m.segments++
 	if bound <= m.max {
+		m.skipped++
 		// Cannot raise the maximum: only keep the history.
 		m.keepHistory(seg, ch, c, n)
 		return

@@ -1,0 +1,111 @@
+package dsp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestEBU3341TruePeak(t *testing.T) {
+	tests := []struct {
+		name             string
+		freq, phaseDeg   float64
+		amp              float64
+		want, samplePeak float64
+	}{
+		{"3341-15", 12000, 0, 0.5, -6.0, -6.02},
+		{"3341-16", 12000, 45, 0.5, -6.0, -9.03},
+		{"3341-17", 8000, 60, 0.5, -6.0, -7.27},
+		{"3341-18", 6000, 67.5, 0.5, -6.0, -6.71},
+		{"3341-19", 12000, 45, 1.41, 3.0, -0.03},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSynth(48000, 2, tone{2, tc.freq, lv(20 * math.Log10(tc.amp))})
+			s.phase = tc.phaseDeg * math.Pi / 180
+			s.fade = 480
+			a := analyzeSynth(t, s)
+			l := a.Loudness
+			if d := l.TruePeak - tc.want; d > 0.2 || d < -0.4 {
+				t.Errorf("true peak %.3f dBTP, want %.1f +0.2/-0.4", l.TruePeak, tc.want)
+			}
+			if !near(l.SamplePeak, tc.samplePeak, 0.02) {
+				t.Errorf("sample peak %.3f dBFS, want %.2f", l.SamplePeak, tc.samplePeak)
+			}
+			t.Logf("true peak %.3f dBTP, sample peak %.3f dBFS", l.TruePeak, l.SamplePeak)
+		})
+	}
+}
+
+func TestTruePeakFactor(t *testing.T) {
+	tests := []struct{ rate, want int }{{8000, 4}, {44100, 4}, {48000, 4}, {88200, 4}, {96000, 2}, {176400, 2}, {192000, 1}}
+	for _, tc := range tests {
+		if got := truePeakFactor(tc.rate); got != tc.want {
+			t.Errorf("factor at %d Hz = %d, want %d", tc.rate, got, tc.want)
+		}
+	}
+}
+
+// fullTruePeak oversamples every sample of every channel (no pruning).
+func fullTruePeak(m *truePeakMeter, x []float32, ch int) float64 {
+	peak := 0.0
+	for c := 0; c < ch; c++ {
+		buf := make([]float32, tpTaps-1, tpTaps-1+len(x)/ch+tpDelay)
+		for i := c; i < len(x); i += ch {
+			buf = append(buf, x[i])
+			peak = math.Max(peak, math.Abs(float64(x[i])))
+		}
+		buf = append(buf, make([]float32, tpDelay)...)
+		m.max = 0
+		m.interpolate(buf)
+		peak = math.Max(peak, m.max)
+	}
+	return peak
+}
+
+// TestTruePeakPruningExact checks that the pruned meter gives exactly the
+// result of oversampling everything, on programme with a changing level,
+// at 4x and 2x, for any chunking of the writes.
+func TestTruePeakPruningExact(t *testing.T) {
+	for _, rate := range []int{44100, 96000} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			t.Run(fmt.Sprintf("%d/%d", rate, seed), func(t *testing.T) {
+				src := newSpeechLike(rate, 2, 20, -20, -60, seed)
+				var all []float32
+				buf := make([]float32, 8192)
+				for {
+					n, err := src.Read(buf)
+					all = append(all, buf[:n]...)
+					if err != nil {
+						break
+					}
+				}
+				// A few isolated inter-sample overs late in the signal.
+				rng := rand.New(rand.NewPCG(seed, 7))
+				for i := 0; i < 3; i++ {
+					at := (len(all)/2 + rng.IntN(len(all)/2-8)) &^ 1
+					all[at], all[at+2], all[at+4] = 0.7, -0.7, 0.7
+				}
+				an, _ := NewAnalyzer(Format{SampleRate: rate, Channels: 2})
+				for off := 0; off < len(all); {
+					n := min(2*(1+rng.IntN(3000)), len(all)-off)
+					if err := an.Write(all[off : off+n]); err != nil {
+						t.Fatal(err)
+					}
+					off += n
+				}
+				got := an.Result(Info{}).Loudness.TruePeak
+				if tp := an.tp; tp.skipped == 0 || tp.skipped == tp.segments {
+					t.Errorf("pruning skipped %d of %d segments: the test must exercise both paths", tp.skipped, tp.segments)
+				} else {
+					t.Logf("pruning skipped %d of %d segments", tp.skipped, tp.segments)
+				}
+				want := 20 * math.Log10(fullTruePeak(newTruePeakMeter(rate, 2), all, 2))
+				if got != want {
+					t.Errorf("pruned true peak %.6f dBTP, full oversampling %.6f", got, want)
+				}
+			})
+		}
+	}
+}
