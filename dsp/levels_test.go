@@ -71,8 +71,8 @@ func TestEstimateLevels(t *testing.T) {
 		return s
 	}
 	tests := []struct {
-		name             string
-		rms              []float32
+		name               string
+		rms                []float32
 		noise, speech, thr float64
 	}{
 		{"empty", nil, FloorDb, FloorDb, -70},
