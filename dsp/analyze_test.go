@@ -160,4 +160,3 @@ func analyzeTestFile(ctx context.Context, path string) (*Analysis, error) {
 	}
 	return a, err
 }
-
