@@ -52,6 +52,7 @@ type Analyzer struct {
 	kc    []float64 // per channel sum of squares of K-weighted samples
 	peakc []float64 // per channel largest |x| of the current segment
 	fpk   float64   // largest |x| of the current 10 ms frame
+	u     []float64 // scratch: prefiltered samples of one segment
 
 	// Current 100 ms block accumulators.
 	subE   float64
@@ -93,6 +94,22 @@ func NewAnalyzer(f Format) (*Analyzer, error) {
 	return a, nil
 }
 
+// maxReserveFrames caps what reserve preallocates (4 hours of 10 ms
+// frames), so a lying header cannot make it allocate much.
+const maxReserveFrames = 4 * 3600 * 100
+
+// reserve preallocates the envelope and blocks for an input of the given
+// number of sample frames, saving the copies of growing them.
+func (a *Analyzer) reserve(frames int64) {
+	if frames <= 0 || len(a.rms) > 0 {
+		return
+	}
+	n := min(frames*100/a.rate+2, maxReserveFrames)
+	a.rms = make([]float32, 0, n)
+	a.peakEnv = make([]float32, 0, n)
+	a.blocks = make([]float64, 0, n/10+1)
+}
+
 // boundary returns the first sample frame of 10 ms frame k: round(k*rate/100),
 // so frames stay aligned to time at any rate (every 10th boundary is a
 // 100 ms block boundary).
@@ -124,19 +141,84 @@ func (a *Analyzer) Write(p []float32) error {
 }
 
 // segment measures n frames that all lie in the current 10 ms frame.
+//
+// The K-weighting is split in two passes to keep the recursive loop within
+// the CPU's registers: prefilter computes the non-recursive half of the
+// shelf (b0 x + b1 x[n-1] + b2 x[n-2]) into a.u along with the squares and
+// peaks, then kPair/kOne run the recursions on a.u.
 func (a *Analyzer) segment(seg []float32, n int) {
 	ch := a.ch
+	if cap(a.u) < len(seg) {
+		a.u = make([]float64, len(seg))
+	}
+	u := a.u[:len(seg)]
+	if ch == 2 {
+		a.prefilterStereo(seg, u)
+	} else {
+		for c := 0; c < ch; c++ {
+			a.prefilter(seg, u, c)
+		}
+	}
 	c := 0
 	for ; c+1 < ch; c += 2 {
-		a.kPair(seg, c)
+		a.kPair(u, c)
 	}
 	if c < ch {
-		a.kOne(seg, c)
+		a.kOne(u, c)
 	}
 	for c := 0; c < ch; c++ {
 		a.tp.segment(seg, ch, c, n, a.peakc[c])
 		a.fpk = max(a.fpk, a.peakc[c])
 	}
+}
+
+// prefilterStereo is prefilter for both channels of stereo input.
+func (a *Analyzer) prefilterStereo(seg []float32, u []float64) {
+	b0, b1, b2 := a.shelf.b0, a.shelf.b1, a.shelf.b2
+	s0, s1 := &a.ks[0], &a.ks[1]
+	px1, px2, qx1, qx2 := s0.x1, s0.x2, s1.x1, s1.x2
+	var sq0, sq1, p0, p1 float64
+	u = u[:len(seg)]
+	for i := 0; i+1 < len(seg) && i+1 < len(u); i += 2 {
+		x, w := float64(seg[i]), float64(seg[i+1])
+		sq0 += x * x
+		sq1 += w * w
+		u[i] = b0*x + b1*px1 + b2*px2
+		u[i+1] = b0*w + b1*qx1 + b2*qx2
+		px2, px1, qx2, qx1 = px1, x, qx1, w
+		if ax := math.Abs(x); ax > p0 {
+			p0 = ax
+		}
+		if aw := math.Abs(w); aw > p1 {
+			p1 = aw
+		}
+	}
+	s0.x1, s0.x2, s1.x1, s1.x2 = px1, px2, qx1, qx2
+	a.sq += sq0 + sq1
+	a.peakc[0], a.peakc[1] = p0, p1
+}
+
+// prefilter computes channel c's non-recursive shelf half into u, adds its
+// squares to the frame's sum and sets its segment peak.
+func (a *Analyzer) prefilter(seg []float32, u []float64, c int) {
+	b0, b1, b2 := a.shelf.b0, a.shelf.b1, a.shelf.b2
+	s := &a.ks[c]
+	x1, x2 := s.x1, s.x2
+	var sq, p float64
+	ch := a.ch
+	u = u[:len(seg)]
+	for i := c; i < len(seg); i += ch {
+		x := float64(seg[i])
+		sq += x * x
+		u[i] = b0*x + b1*x1 + b2*x2
+		x2, x1 = x1, x
+		if ax := math.Abs(x); ax > p {
+			p = ax
+		}
+	}
+	s.x1, s.x2 = x1, x2
+	a.sq += sq
+	a.peakc[c] = p
 }
 
 // flushTiny zeroes filter state too small to matter, so silence never
@@ -148,67 +230,49 @@ func flushTiny(v float64) float64 {
 	return v
 }
 
-// kPair K-weights channels c and c+1 together: two independent recursions
-// in one loop keep the FPU busy while each waits on its feedback.
-func (a *Analyzer) kPair(seg []float32, c int) {
+// kPair runs the K-weighting recursions of channels c and c+1 together on
+// the prefiltered u: two independent recursions in one loop keep the FPU
+// busy while each waits on its feedback.
+func (a *Analyzer) kPair(u []float64, c int) {
 	s0, s1 := &a.ks[c], &a.ks[c+1]
-	b0, b1, b2, a1, a2 := a.shelf.b0, a.shelf.b1, a.shelf.b2, a.shelf.a1, a.shelf.a2
+	a1, a2 := a.shelf.a1, a.shelf.a2
 	r1, r2 := a.rlb.a1, a.rlb.a2
-	px1, px2, py1, py2, pz1, pz2 := s0.x1, s0.x2, s0.y1, s0.y2, s0.z1, s0.z2
-	qx1, qx2, qy1, qy2, qz1, qz2 := s1.x1, s1.x2, s1.y1, s1.y2, s1.z1, s1.z2
-	var ep, eq, sq, pk0, pk1 float64
+	py1, py2, pz1, pz2 := s0.y1, s0.y2, s0.z1, s0.z2
+	qy1, qy2, qz1, qz2 := s1.y1, s1.y2, s1.z1, s1.z2
+	var ep, eq float64
 	ch := a.ch
-	for i := c; i+1 < len(seg); i += ch {
-		x := float64(seg[i])
-		w := float64(seg[i+1])
-		sq += x*x + w*w
-		if ax := math.Abs(x); ax > pk0 {
-			pk0 = ax
-		}
-		if aw := math.Abs(w); aw > pk1 {
-			pk1 = aw
-		}
-		py := b0*x + b1*px1 + b2*px2 - a2*py2 - a1*py1
-		qy := b0*w + b1*qx1 + b2*qx2 - a2*qy2 - a1*qy1
+	for i := c; i+1 < len(u); i += ch {
+		py := u[i] - a2*py2 - a1*py1
+		qy := u[i+1] - a2*qy2 - a1*qy1
 		pz := py - 2*py1 + py2 - r2*pz2 - r1*pz1
 		qz := qy - 2*qy1 + qy2 - r2*qz2 - r1*qz1
 		ep += pz * pz
 		eq += qz * qz
-		px2, px1, py2, py1, pz2, pz1 = px1, x, py1, py, pz1, pz
-		qx2, qx1, qy2, qy1, qz2, qz1 = qx1, w, qy1, qy, qz1, qz
+		py2, py1, pz2, pz1 = py1, py, pz1, pz
+		qy2, qy1, qz2, qz1 = qy1, qy, qz1, qz
 	}
-	*s0 = kState{px1, px2, flushTiny(py1), flushTiny(py2), flushTiny(pz1), flushTiny(pz2)}
-	*s1 = kState{qx1, qx2, flushTiny(qy1), flushTiny(qy2), flushTiny(qz1), flushTiny(qz2)}
+	s0.y1, s0.y2, s0.z1, s0.z2 = flushTiny(py1), flushTiny(py2), flushTiny(pz1), flushTiny(pz2)
+	s1.y1, s1.y2, s1.z1, s1.z2 = flushTiny(qy1), flushTiny(qy2), flushTiny(qz1), flushTiny(qz2)
 	a.kc[c] += ep
 	a.kc[c+1] += eq
-	a.sq += sq
-	a.peakc[c] = pk0
-	a.peakc[c+1] = pk1
 }
 
-// kOne K-weights a single channel c.
-func (a *Analyzer) kOne(seg []float32, c int) {
+// kOne runs the K-weighting recursions of a single channel c on u.
+func (a *Analyzer) kOne(u []float64, c int) {
 	s := &a.ks[c]
-	b0, b1, b2, a1, a2 := a.shelf.b0, a.shelf.b1, a.shelf.b2, a.shelf.a1, a.shelf.a2
+	a1, a2 := a.shelf.a1, a.shelf.a2
 	r1, r2 := a.rlb.a1, a.rlb.a2
-	x1, x2, y1, y2, z1, z2 := s.x1, s.x2, s.y1, s.y2, s.z1, s.z2
-	var e, sq, pk float64
+	y1, y2, z1, z2 := s.y1, s.y2, s.z1, s.z2
+	var e float64
 	ch := a.ch
-	for i := c; i < len(seg); i += ch {
-		x := float64(seg[i])
-		sq += x * x
-		if ax := math.Abs(x); ax > pk {
-			pk = ax
-		}
-		y := b0*x + b1*x1 + b2*x2 - a2*y2 - a1*y1
+	for i := c; i < len(u); i += ch {
+		y := u[i] - a2*y2 - a1*y1
 		z := y - 2*y1 + y2 - r2*z2 - r1*z1
 		e += z * z
-		x2, x1, y2, y1, z2, z1 = x1, x, y1, y, z1, z
+		y2, y1, z2, z1 = y1, y, z1, z
 	}
-	*s = kState{x1, x2, flushTiny(y1), flushTiny(y2), flushTiny(z1), flushTiny(z2)}
+	s.y1, s.y2, s.z1, s.z2 = flushTiny(y1), flushTiny(y2), flushTiny(z1), flushTiny(z2)
 	a.kc[c] += e
-	a.sq += sq
-	a.peakc[c] = pk
 }
 
 // endFrame closes the current 10 ms frame (complete or, at the end, partial).
@@ -327,6 +391,7 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 	if info.Frames <= 0 && info.Duration > 0 {
 		total = info.Duration * float64(f.SampleRate)
 	}
+	a.reserve(int64(total))
 	buf := make([]float32, analyzeBufFrames*f.Channels)
 	last := -1.0
 	for {

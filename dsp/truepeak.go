@@ -149,24 +149,50 @@ func (m *truePeakMeter) keepHistory(seg []float32, ch, c, n int) {
 	}
 }
 
+// tpBlock is the number of output positions interpolate checks against
+// the pruning bound at a time.
+const tpBlock = 32
+
 // interpolate evaluates every phase at every position of buf that has a
-// full history and raises m.max.
+// full history and raises m.max. Runs of tpBlock positions whose inputs
+// cannot exceed the running maximum (gain * max|x| <= max) are skipped.
 func (m *truePeakMeter) interpolate(buf []float32) {
 	mx := float32(m.max)
-	for p := range m.phases {
-		ph := &m.phases[p]
-		for n := 0; n+tpTaps <= len(buf); n++ {
-			x := buf[n : n+tpTaps : n+tpTaps]
-			y := ph[0]*x[0] + ph[1]*x[1] + ph[2]*x[2] + ph[3]*x[3] +
-				ph[4]*x[4] + ph[5]*x[5] + ph[6]*x[6] + ph[7]*x[7] +
-				ph[8]*x[8] + ph[9]*x[9] + ph[10]*x[10] + ph[11]*x[11]
-			if y < 0 {
-				y = -y
+	g := float32(m.gain)
+	for start := 0; start+tpTaps <= len(buf); start += tpBlock {
+		end := min(start+tpBlock, len(buf)-tpTaps+1) // one past the last position
+		in := buf[start : end+tpTaps-1]
+		// Largest and smallest, not |x|: compares that rarely change the
+		// result predict well, where a sign test on every sample does not.
+		hi, lo := float32(0), float32(0)
+		for _, v := range in {
+			if v > hi {
+				hi = v
 			}
-			if y > mx {
-				mx = y
+			if v < lo {
+				lo = v
 			}
 		}
+		if max(hi, -lo)*g <= mx {
+			continue
+		}
+		hi, lo = mx, -mx
+		for p := range m.phases {
+			ph := &m.phases[p]
+			for n := 0; n+tpTaps <= len(in); n++ {
+				x := in[n : n+tpTaps : n+tpTaps]
+				y := ph[0]*x[0] + ph[1]*x[1] + ph[2]*x[2] + ph[3]*x[3] +
+					ph[4]*x[4] + ph[5]*x[5] + ph[6]*x[6] + ph[7]*x[7] +
+					ph[8]*x[8] + ph[9]*x[9] + ph[10]*x[10] + ph[11]*x[11]
+				if y > hi {
+					hi = y
+				}
+				if y < lo {
+					lo = y
+				}
+			}
+		}
+		mx = max(hi, -lo)
 	}
 	if float64(mx) > m.max {
 		m.max = float64(mx)
