@@ -1,0 +1,175 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"syscall"
+	"time"
+
+	"code.dny.dev/ssrf"
+
+	"github.com/autocut-dev/autocut/jobs"
+)
+
+// Timeouts and limits of Form A downloads.
+const (
+	fetchDialTimeout   = 10 * time.Second
+	fetchHeaderTimeout = 30 * time.Second
+	fetchIdleTimeout   = 60 * time.Second // longest pause between body reads
+	fetchMaxRedirects  = 5
+)
+
+// fetcher downloads Form A URLs. Its transport has no proxy, and its dialer
+// checks every resolved address (so also each redirect hop and every DNS
+// answer) with guard before connecting.
+type fetcher struct {
+	client *http.Client
+	max    int64
+}
+
+// dialGuard decides whether a resolved address may be dialled.
+type dialGuard func(network, address string) error
+
+// ssrfGuard refuses loopback, private, link-local (cloud metadata),
+// multicast and other non-public addresses, and ports other than 80, 443,
+// 8080 and 8443.
+func ssrfGuard() dialGuard {
+	g := ssrf.New(ssrf.WithPorts(80, 443, 8080, 8443))
+	return func(network, address string) error { return g.Safe(network, address, nil) }
+}
+
+func newFetcher(guard dialGuard, max int64) *fetcher {
+	d := &net.Dialer{Timeout: fetchDialTimeout, KeepAlive: 30 * time.Second}
+	if guard != nil {
+		d.Control = func(network, address string, _ syscall.RawConn) error {
+			if err := guard(network, address); err != nil {
+				return fmt.Errorf("%w: %v", ErrURLRefused, err)
+			}
+			return nil
+		}
+	}
+	tr := &http.Transport{
+		Proxy:                  nil, // never from the environment
+		DialContext:            d.DialContext,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  fetchHeaderTimeout,
+		MaxIdleConns:           10,
+		IdleConnTimeout:        30 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	c := &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= fetchMaxRedirects {
+				return fmt.Errorf("%w: more than %d redirects", ErrURLFetch, fetchMaxRedirects)
+			}
+			return checkURL(req.URL)
+		},
+	}
+	return &fetcher{client: c, max: max}
+}
+
+// checkURL admits absolute http and https URLs without credentials.
+func checkURL(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%w: scheme %q is not http or https", ErrURLRefused, u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%w: no host", ErrURLRefused)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%w: credentials in the url", ErrURLRefused)
+	}
+	return nil
+}
+
+// open starts the download of raw. The returned body enforces the byte
+// limit (jobs.ErrTooLarge) and an idle timeout between reads; name is the
+// last path segment of the final URL.
+func (f *fetcher) open(ctx context.Context, raw string) (body io.ReadCloser, name string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: url: %v", ErrBadRequest, err)
+	}
+	if err := checkURL(u); err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		cancel()
+		return nil, "", fmt.Errorf("%w: url: %v", ErrBadRequest, err)
+	}
+	req.Header.Set("User-Agent", "autocut/1 (+media fetch)")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		cancel()
+		if errors.Is(err, ErrURLRefused) || errors.Is(err, ErrURLFetch) {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("%w: %v", ErrURLFetch, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return nil, "", fmt.Errorf("%w: the server answered %s", ErrURLFetch, resp.Status)
+	}
+	if resp.ContentLength > f.max {
+		resp.Body.Close()
+		cancel()
+		return nil, "", fmt.Errorf("%w: %d bytes declared, limit %d", jobs.ErrTooLarge, resp.ContentLength, f.max)
+	}
+	name = path.Base(resp.Request.URL.Path)
+	if name == "/" || name == "." {
+		name = ""
+	}
+	return &limitedBody{r: resp.Body, left: f.max, cancel: cancel, idle: fetchIdleTimeout}, name, nil
+}
+
+// limitedBody fails with jobs.ErrTooLarge once more than left bytes arrive,
+// and cancels the request when a single read stalls longer than idle.
+type limitedBody struct {
+	r      io.ReadCloser
+	left   int64
+	cancel context.CancelFunc
+	idle   time.Duration
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, fmt.Errorf("%w: the download exceeds the limit", jobs.ErrTooLarge)
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	var t *time.Timer
+	if b.idle > 0 {
+		t = time.AfterFunc(b.idle, b.cancel)
+	}
+	n, err := b.r.Read(p)
+	if t != nil {
+		t.Stop()
+	}
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, fmt.Errorf("%w: the download exceeds the limit", jobs.ErrTooLarge)
+	}
+	if err != nil && !errors.Is(err, io.EOF) && b.idle > 0 {
+		err = fmt.Errorf("%w: %v", ErrURLFetch, err)
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error {
+	err := b.r.Close()
+	if b.cancel != nil {
+		b.cancel()
+	}
+	return err
+}

@@ -1,0 +1,475 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/plan"
+)
+
+// maxJSONBody limits JSON request bodies (Form A, PATCH) and X-Options.
+const maxJSONBody = 64 << 10
+
+// Enumerations of the spec's Parameters table.
+var (
+	presets     = []string{"podcast", "youtube", "cours", "interview", "radical"}
+	formats     = jobs.ExportFormats
+	normalizers = jobs.Normalizers
+)
+
+// createBody is Form A.
+type createBody struct {
+	URL string `json:"url"`
+	jobs.Options
+}
+
+func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	id := identity(r)
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var (
+		req   = jobs.CreateRequest{Owner: id.Owner}
+		media io.Reader
+	)
+	if mt == "application/json" {
+		var b createBody
+		if err := decodeJSON(io.LimitReader(r.Body, maxJSONBody), &b, "body"); err != nil {
+			writeError(w, err)
+			return
+		}
+		if b.URL == "" {
+			writeError(w, fmt.Errorf("%w: field url is required in a JSON request (or send the file as the body)", ErrBadRequest))
+			return
+		}
+		if err := validateOptions(&b.Options); err != nil {
+			writeError(w, err)
+			return
+		}
+		body, name, err := s.fetch.open(r.Context(), b.URL)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer body.Close()
+		req.Name, req.Options, media = sanitizeName(name), b.Options, body
+	} else {
+		if r.ContentLength > s.cfg.MaxUploadBytes {
+			w.Header().Set("Connection", "close")
+			writeError(w, fmt.Errorf("%w: %d bytes declared, limit %d", jobs.ErrTooLarge, r.ContentLength, s.cfg.MaxUploadBytes))
+			return
+		}
+		if r.ContentLength == 0 {
+			writeError(w, fmt.Errorf("%w: empty body: send the file as the body, or JSON with a url", ErrBadRequest))
+			return
+		}
+		var o jobs.Options
+		if x := r.Header.Get("X-Options"); strings.TrimSpace(x) != "" {
+			if err := decodeJSON(strings.NewReader(x), &o, "X-Options"); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
+		if err := validateOptions(&o); err != nil {
+			writeError(w, err)
+			return
+		}
+		req.Name, req.Options = sanitizeName(r.Header.Get("X-Filename")), o
+		media = &limitedBody{r: r.Body, left: s.cfg.MaxUploadBytes}
+	}
+	j, err := s.cfg.Service.Create(r.Context(), req, media)
+	if err != nil {
+		if errors.Is(err, jobs.ErrTooLarge) {
+			w.Header().Set("Connection", "close")
+		}
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Location", s.baseURL(r)+"/api/v1/jobs/"+j.ID)
+	writeJSON(w, http.StatusAccepted, s.view(r, j))
+}
+
+// decodeJSON decodes one JSON object strictly (unknown fields refused) and
+// names the offending field in its ErrBadRequest.
+func decodeJSON(r io.Reader, v any, what string) error {
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			return fmt.Errorf("%w: %s: field %s must be %s, not %s", ErrBadRequest, what, te.Field, te.Type, te.Value)
+		case errors.As(err, &se):
+			return fmt.Errorf("%w: %s: invalid JSON at offset %d: %v", ErrBadRequest, what, se.Offset, err)
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("%w: %s: empty, expected a JSON object", ErrBadRequest, what)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return fmt.Errorf("%w: %s: unknown field %s", ErrBadRequest, what, strings.TrimPrefix(err.Error(), "json: unknown field "))
+		default:
+			return fmt.Errorf("%w: %s: %v", ErrBadRequest, what, err)
+		}
+	}
+	if d.More() {
+		return fmt.Errorf("%w: %s: trailing data after the JSON object", ErrBadRequest, what)
+	}
+	return nil
+}
+
+// rangeCheck is one numeric parameter's allowed interval (spec Parameters).
+type rangeCheck struct {
+	name     string
+	v        *float64
+	min, max float64
+}
+
+func checkParams(prefix string, p *jobs.ParamsInput) error {
+	if p == nil {
+		return nil
+	}
+	for _, c := range []rangeCheck{
+		{"thresholdDb", p.ThresholdDb, -70, -10},
+		{"minSilenceSec", p.MinSilenceSec, 0.2, 10},
+		{"keepSilenceMs", p.KeepSilenceMs, 0, 2000},
+		{"minSpeechMs", p.MinSpeechMs, 0, 2000},
+	} {
+		if c.v != nil && !(*c.v >= c.min && *c.v <= c.max) {
+			return fmt.Errorf("%w: %s%s must be between %g and %g, got %g", plan.ErrInvalidParams, prefix, c.name, c.min, c.max, *c.v)
+		}
+	}
+	return nil
+}
+
+func checkExport(e *jobs.ExportInput) error {
+	if e == nil {
+		return nil
+	}
+	if e.Format != nil && !slices.Contains(formats, *e.Format) {
+		return fmt.Errorf("%w: export.format must be one of %s, got %q", plan.ErrInvalidParams, strings.Join(formats, ", "), *e.Format)
+	}
+	if e.Normalize != nil && !slices.Contains(normalizers, *e.Normalize) {
+		return fmt.Errorf("%w: export.normalize must be one of %s, got %q", plan.ErrInvalidParams, strings.Join(normalizers, ", "), *e.Normalize)
+	}
+	return nil
+}
+
+// validateOptions checks option ranges before any byte of media is read.
+func validateOptions(o *jobs.Options) error {
+	if o.Preset != "" && !slices.Contains(presets, o.Preset) {
+		return fmt.Errorf("%w: preset must be one of %s, got %q", plan.ErrInvalidParams, strings.Join(presets, ", "), o.Preset)
+	}
+	if err := checkParams("params.", o.Params); err != nil {
+		return err
+	}
+	return checkExport(o.Export)
+}
+
+// sanitizeName reduces a client file name to a safe base name: percent
+// escapes decoded, directories dropped (both separators), control and
+// format characters removed, leading dots and surrounding spaces trimmed,
+// at most 200 bytes. An empty result becomes "upload".
+func sanitizeName(name string) string {
+	if u, err := url.PathUnescape(name); err == nil {
+		name = u
+	}
+	if !utf8.ValidString(name) {
+		name = strings.ToValidUTF8(name, "_")
+	}
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '"' || r == ':' || r == '*' || r == '?' || r == '<' || r == '>' || r == '|' {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimLeft(strings.TrimSpace(name), ".")
+	name = strings.TrimSpace(name)
+	for len(name) > 200 {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if name == "" {
+		return "upload"
+	}
+	return name
+}
+
+func (s *server) get(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	j, err := s.cfg.Service.Get(r.Context(), identity(r).Owner, ps.ByName("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.view(r, j))
+}
+
+// ListResponse is a page of GET /api/v1/jobs.
+type ListResponse struct {
+	Jobs       []JobView `json:"jobs"`
+	NextCursor *string   `json:"nextCursor"`
+}
+
+func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	q := r.URL.Query()
+	limit := jobs.MaxListLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > jobs.MaxListLimit {
+			writeError(w, fmt.Errorf("%w: limit must be an integer from 1 to %d", ErrBadRequest, jobs.MaxListLimit))
+			return
+		}
+		limit = n
+	}
+	js, next, err := s.cfg.Service.List(r.Context(), identity(r).Owner, limit, q.Get("cursor"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	resp := ListResponse{Jobs: make([]JobView, 0, len(js))}
+	for _, j := range js {
+		resp.Jobs = append(resp.Jobs, s.view(r, j))
+	}
+	if next != "" {
+		resp.NextCursor = &next
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *server) patch(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	var p jobs.PatchRequest
+	if err := decodeJSON(io.LimitReader(r.Body, maxJSONBody), &p, "body"); err != nil {
+		writeError(w, err)
+		return
+	}
+	if p.Action != "" && p.Action != "export" && p.Action != "transcribe" {
+		writeError(w, fmt.Errorf("%w: action must be export or transcribe, got %q", plan.ErrInvalidParams, p.Action))
+		return
+	}
+	if err := checkParams("params.", p.Params); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := checkExport(p.Export); err != nil {
+		writeError(w, err)
+		return
+	}
+	j, err := s.cfg.Service.Update(r.Context(), identity(r).Owner, ps.ByName("id"), p)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, s.view(r, j))
+}
+
+func (s *server) delete(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	if err := s.cfg.Service.Delete(r.Context(), identity(r).Owner, ps.ByName("id")); err != nil {
+		writeError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *server) download(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	d, err := s.cfg.Service.OpenOutput(r.Context(), identity(r).Owner, ps.ByName("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer d.Close()
+	h := w.Header()
+	ct := d.ContentType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h.Set("Content-Type", ct)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
+	h.Set("ETag", fmt.Sprintf(`"%s-%x-%x"`, ps.ByName("id"), d.ModTime.UnixNano(), d.Size))
+	h.Set("Cache-Control", "private, no-cache")
+	http.ServeContent(w, r, d.Name, d.ModTime, d)
+}
+
+func (s *server) timeline(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	kind := ps.ByName("kind")
+	f, ok := timelineFormats[kind]
+	if !ok {
+		writeError(w, fmt.Errorf("%w: %q (one of %s)", ErrTimelineNotFound, kind, strings.Join(TimelineKinds, ", ")))
+		return
+	}
+	o, err := timelineOptions(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	m, err := s.cfg.Service.Media(r.Context(), identity(r).Owner, ps.ByName("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if s.cfg.Timelines == nil {
+		writeError(w, ErrTimelinesNotLinked)
+		return
+	}
+	var buf bytes.Buffer // timelines are small (one entry per kept range)
+	if err := s.cfg.Timelines(&buf, kind, m, o); err != nil {
+		writeError(w, fmt.Errorf("timeline %s: %w", kind, err))
+		return
+	}
+	base := strings.TrimSuffix(m.Info.Name, path.Ext(m.Info.Name))
+	if base == "" {
+		base = ps.ByName("id")
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.contentType)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": base + "-autocut" + f.ext}))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	_, _ = buf.WriteTo(w)
+}
+
+// timelineOptions parses mediaPath, rate ("25", "30000/1001", "29.97"),
+// fcpxmlVersion ("1.8".."1.13") and dropFrame.
+func timelineOptions(q url.Values) (TimelineOptions, error) {
+	var o TimelineOptions
+	o.MediaPath = q.Get("mediaPath")
+	if strings.ContainsFunc(o.MediaPath, unicode.IsControl) {
+		return o, fmt.Errorf("%w: mediaPath has control characters", ErrBadRequest)
+	}
+	if v := q.Get("rate"); v != "" {
+		r, err := parseRate(v)
+		if err != nil {
+			return o, err
+		}
+		o.Rate = r
+	}
+	if v := q.Get("fcpxmlVersion"); v != "" {
+		maj, min, ok := strings.Cut(v, ".")
+		mi, err := strconv.Atoi(min)
+		if !ok || maj != "1" || err != nil || mi < 8 || mi > 13 {
+			return o, fmt.Errorf("%w: fcpxmlVersion must be 1.8 to 1.13, got %q", ErrBadRequest, v)
+		}
+		o.FCPXMLVersion = v
+	}
+	if v := q.Get("dropFrame"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return o, fmt.Errorf("%w: dropFrame must be true or false, got %q", ErrBadRequest, v)
+		}
+		o.DropFrame = b
+	}
+	return o, nil
+}
+
+// parseRate reads a frame rate; common decimal NTSC rates map to their
+// exact rationals.
+func parseRate(v string) (dsp.Rational, error) {
+	bad := fmt.Errorf("%w: rate must be a frame rate such as 25, 29.97 or 30000/1001, got %q", ErrBadRequest, v)
+	if n, d, ok := strings.Cut(v, "/"); ok {
+		num, err1 := strconv.ParseInt(n, 10, 64)
+		den, err2 := strconv.ParseInt(d, 10, 64)
+		if err1 != nil || err2 != nil || num <= 0 || den <= 0 || float64(num)/float64(den) > 240 || float64(num)/float64(den) < 1 {
+			return dsp.Rational{}, bad
+		}
+		return dsp.Rational{Num: num, Den: den}, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f >= 1 && f <= 240) {
+		return dsp.Rational{}, bad
+	}
+	for _, ntsc := range []int64{24, 30, 48, 60, 120} {
+		if math.Abs(f-float64(ntsc*1000)/1001) < 0.006 {
+			return dsp.Rational{Num: ntsc * 1000, Den: 1001}, nil
+		}
+	}
+	if f == math.Trunc(f) {
+		return dsp.Rational{Num: int64(f), Den: 1}, nil
+	}
+	return dsp.Rational{Num: int64(math.Round(f * 1000)), Den: 1000}, nil
+}
+
+// PreviewResponse is the answer of GET /api/v1/jobs/{id}/preview.
+type PreviewResponse struct {
+	Plan *plan.Plan `json:"plan"`
+}
+
+func (s *server) preview(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	q := r.URL.Query()
+	var p jobs.ParamsInput
+	for _, f := range []struct {
+		name string
+		dst  **float64
+	}{{"thresholdDb", &p.ThresholdDb}, {"minSilenceSec", &p.MinSilenceSec}, {"keepSilenceMs", &p.KeepSilenceMs}, {"minSpeechMs", &p.MinSpeechMs}} {
+		if v := q.Get(f.name); v != "" {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				writeError(w, fmt.Errorf("%w: %s must be a number, got %q", plan.ErrInvalidParams, f.name, v))
+				return
+			}
+			*f.dst = &x
+		}
+	}
+	if err := checkParams("", &p); err != nil {
+		writeError(w, err)
+		return
+	}
+	pl, err := s.cfg.Service.Preview(r.Context(), identity(r).Owner, ps.ByName("id"), p)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, PreviewResponse{Plan: pl})
+}
+
+// EnvelopeResponse is the answer of GET /api/v1/jobs/{id}/envelope: levels
+// in dBFS (floored at FloorDb), one per FrameSec seconds.
+type EnvelopeResponse struct {
+	FrameSec float64   `json:"frameSec"`
+	FloorDb  float64   `json:"floorDb"`
+	Levels   []float64 `json:"levels"`
+}
+
+// envelopeFloorDb replaces silence (-Inf) and anything quieter, so the
+// answer is valid JSON.
+const envelopeFloorDb = -120
+
+func (s *server) envelope(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	points := 2000
+	if v := r.URL.Query().Get("points"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10 || n > 20000 {
+			writeError(w, fmt.Errorf("%w: points must be an integer from 10 to 20000, got %q", ErrBadRequest, v))
+			return
+		}
+		points = n
+	}
+	frame, levels, err := s.cfg.Service.Envelope(r.Context(), identity(r).Owner, ps.ByName("id"), points)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out := EnvelopeResponse{FrameSec: frame, FloorDb: envelopeFloorDb, Levels: make([]float64, len(levels))}
+	for i, l := range levels {
+		v := math.Round(float64(l)*100) / 100
+		if math.IsNaN(v) || v < envelopeFloorDb {
+			v = envelopeFloorDb
+		}
+		out.Levels[i] = v
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,301 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs"
+)
+
+// DefaultMaxUploadBytes is the input size limit (spec Limits: 4 GB).
+const DefaultMaxUploadBytes = jobs.DefaultMaxInputBytes
+
+// TimelineOptions are the query options of a timeline export.
+type TimelineOptions struct {
+	MediaPath     string       // path or URL of the media the timeline references; "" = the input name
+	Rate          dsp.Rational // timeline frame rate; zero = the media's own (or the writer's default)
+	FCPXMLVersion string       // "" = the writer's default
+	DropFrame     bool         // drop-frame timecode for 29.97/59.94
+}
+
+// TimelineWriter writes the timeline of kind ("fcpxml", "premiere", "edl",
+// "otio", "csv") for a finished job's media.
+type TimelineWriter func(w io.Writer, kind string, m *jobs.Media, o TimelineOptions) error
+
+// Config configures the handler returned by New.
+type Config struct {
+	Service jobs.Service // required
+	Keys    *KeyStore    // required; no key authenticates when empty
+	// BaseURL is the absolute prefix of URLs in responses; "" derives it
+	// from the request's Host and X-Forwarded-Proto.
+	BaseURL string
+	// MaxUploadBytes limits an input (both forms); default 4 GiB.
+	MaxUploadBytes int64
+	// AllowPrivateURLs lets Form A download from private and loopback
+	// addresses: for tests and trusted networks only.
+	AllowPrivateURLs bool
+	// Timelines writes timeline files; nil answers 501 on timeline routes.
+	Timelines TimelineWriter
+	Logger    *slog.Logger // default slog.Default()
+	// Registry receives the HTTP metrics and Collectors and is served at
+	// /metrics; nil creates a private registry.
+	Registry   *prometheus.Registry
+	Collectors []prometheus.Collector
+	// Ready reports readiness for /readyz; nil is always ready.
+	Ready func(ctx context.Context) error
+
+	// guard overrides the Form A dial guard (tests).
+	guard dialGuard
+}
+
+// server holds the handler's dependencies.
+type server struct {
+	cfg      Config
+	log      *slog.Logger
+	fetch    *fetcher
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	inflight prometheus.Gauge
+}
+
+// New returns the v1 API handler.
+func New(cfg Config) http.Handler {
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Keys == nil {
+		cfg.Keys = NewKeyStore()
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	reg := cfg.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	s := &server{
+		cfg: cfg,
+		log: cfg.Logger,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "autocut_http_requests_total", Help: "HTTP requests by route, method and status code.",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "autocut_http_request_duration_seconds", Help: "HTTP request durations by route and method.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10, 60, 600},
+		}, []string{"route", "method"}),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "autocut_http_requests_in_flight", Help: "HTTP requests being served.",
+		}),
+	}
+	for _, c := range append([]prometheus.Collector{s.requests, s.duration, s.inflight}, cfg.Collectors...) {
+		if err := reg.Register(c); err != nil {
+			s.log.Warn("metrics: collector not registered", "err", err)
+		}
+	}
+	guard := cfg.guard
+	if guard == nil && !cfg.AllowPrivateURLs {
+		guard = ssrfGuard()
+	}
+	s.fetch = newFetcher(guard, cfg.MaxUploadBytes)
+
+	r := httprouter.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		writeError(w, fmt.Errorf("%w: %s", ErrRouteNotFound, req.URL.Path))
+	})
+	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		writeError(w, fmt.Errorf("%w: %s %s (allowed: %s)", ErrMethodNotAllowed, req.Method, req.URL.Path, w.Header().Get("Allow")))
+	})
+	r.PanicHandler = nil // recovery is the outer middleware, so it also covers NotFound handlers
+
+	handle := func(method, route string, h func(http.ResponseWriter, *http.Request, httprouter.Params), authed bool) {
+		r.Handle(method, route, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+			if rw, ok := w.(*respWriter); ok {
+				rw.route = route
+			}
+			if authed {
+				id, err := s.authenticate(req)
+				if err != nil {
+					writeError(w, err)
+					return
+				}
+				req = req.WithContext(context.WithValue(req.Context(), identityKey{}, id))
+			}
+			h(w, req, ps)
+		})
+	}
+	handle(http.MethodGet, "/healthz", s.healthz, false)
+	handle(http.MethodGet, "/readyz", s.readyz, false)
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	handle(http.MethodGet, "/metrics", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		metrics.ServeHTTP(w, req)
+	}, false)
+	handle(http.MethodGet, "/api/v1/openapi.json", s.openapi, false)
+	handle(http.MethodPost, "/api/v1/jobs", s.create, true)
+	handle(http.MethodGet, "/api/v1/jobs", s.list, true)
+	handle(http.MethodGet, "/api/v1/jobs/:id", s.get, true)
+	handle(http.MethodPatch, "/api/v1/jobs/:id", s.patch, true)
+	handle(http.MethodDelete, "/api/v1/jobs/:id", s.delete, true)
+	handle(http.MethodGet, "/api/v1/jobs/:id/download", s.download, true)
+	handle(http.MethodGet, "/api/v1/jobs/:id/timelines/:kind", s.timeline, true)
+	handle(http.MethodGet, "/api/v1/jobs/:id/preview", s.preview, true)
+	handle(http.MethodGet, "/api/v1/jobs/:id/envelope", s.envelope, true)
+	return s.middleware(r)
+}
+
+type identityKey struct{}
+
+// identity returns the authenticated caller of a request.
+func identity(r *http.Request) Identity {
+	id, _ := r.Context().Value(identityKey{}).(Identity)
+	return id
+}
+
+// authenticate checks the bearer key: 401 missing/invalid, 402 not Pro.
+func (s *server) authenticate(r *http.Request) (Identity, error) {
+	h := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(h, " ")
+	if h == "" {
+		return Identity{}, fmt.Errorf("%w: send Authorization: Bearer <API key>", ErrUnauthorized)
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+		return Identity{}, fmt.Errorf("%w: the Authorization header must be Bearer <API key>", ErrUnauthorized)
+	}
+	id, found := s.cfg.Keys.Lookup(strings.TrimSpace(key))
+	if !found {
+		return Identity{}, fmt.Errorf("%w: unknown API key", ErrUnauthorized)
+	}
+	if id.Plan != PlanPro {
+		return Identity{}, fmt.Errorf("%w: the API needs the Pro plan", ErrPlanRequired)
+	}
+	return id, nil
+}
+
+// respWriter records the status and size of a response for logs and metrics.
+type respWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	route  string
+	err    error
+}
+
+func (w *respWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *respWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// middleware adds request ids, panic recovery, request logs and metrics.
+func (s *server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rid := r.Header.Get("X-Request-Id")
+		if !validRequestID(rid) {
+			var b [8]byte
+			_, _ = rand.Read(b[:])
+			rid = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", rid)
+		rw := &respWriter{ResponseWriter: w, route: "unmatched"}
+		s.inflight.Inc()
+		defer func() {
+			s.inflight.Dec()
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic", "request_id", rid, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if rw.status == 0 {
+					writeError(rw, errors.New("panic"))
+				}
+				rw.status = http.StatusInternalServerError
+			}
+			d := time.Since(start)
+			code := rw.status
+			if code == 0 {
+				code = http.StatusOK
+			}
+			s.requests.WithLabelValues(rw.route, r.Method, strconv.Itoa(code)).Inc()
+			s.duration.WithLabelValues(rw.route, r.Method).Observe(d.Seconds())
+			attrs := []any{"request_id", rid, "method", r.Method, "path", r.URL.Path, "route", rw.route,
+				"status", code, "bytes", rw.bytes, "duration_ms", float64(d.Microseconds()) / 1000, "remote", r.RemoteAddr}
+			if id := identity(r); id.Owner != "" {
+				attrs = append(attrs, "owner", id.Owner)
+			}
+			level := slog.LevelInfo
+			if code >= 500 {
+				level = slog.LevelError
+				if rw.err != nil {
+					attrs = append(attrs, "err", rw.err.Error())
+				}
+			} else if rw.err != nil {
+				attrs = append(attrs, "err", rw.err.Error())
+			}
+			s.log.Log(r.Context(), level, "request", attrs...)
+		}()
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// validRequestID admits client ids of up to 64 safe characters.
+func validRequestID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if s.cfg.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		if err := s.cfg.Ready(ctx); err != nil {
+			writeError(w, fmt.Errorf("%w: %v", ErrNotReady, err))
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
