@@ -3,9 +3,141 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/autocut-dev/autocut/httpapi"
+	"github.com/autocut-dev/autocut/jobs"
 )
 
-// runServe is a placeholder until its issue lands.
-func runServe(ctx context.Context, e env) error {
-	return errors.New("not implemented yet")
+// serveFlags are the flags of autocut serve.
+type serveFlags struct {
+	addr, data, baseURL, keys string
+	workers                   int
+	allowPrivate              bool
+	maxUpload                 int64
+	originalsTTL, outputsTTL  time.Duration
+	retention                 time.Duration
 }
+
+// runServe runs the v1 HTTP API until ctx is cancelled (SIGINT/SIGTERM),
+// then shuts down gracefully: it stops accepting, lets requests finish for
+// up to 30 s and stops the job workers (interrupted jobs resume on restart).
+func runServe(ctx context.Context, e env) error {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&f.addr, "addr", ":8080", "listen address")
+	fs.StringVar(&f.data, "data", "autocut-data", "data directory (database, media, generated key hash)")
+	fs.StringVar(&f.baseURL, "base-url", "", "absolute base URL for links in responses (default: from each request's Host)")
+	fs.StringVar(&f.keys, "keys", "", "API keys file, one key:plan per line (plan pro or free); also env AUTOCUT_API_KEYS=\"k1:pro,k2:free\"")
+	fs.IntVar(&f.workers, "workers", 0, "analysis/render concurrency (default: number of cores)")
+	fs.BoolVar(&f.allowPrivate, "allow-private-urls", false, "let URL jobs download from private/loopback addresses (trusted networks and tests only)")
+	fs.Int64Var(&f.maxUpload, "max-upload-bytes", jobs.DefaultMaxInputBytes, "input size limit")
+	fs.DurationVar(&f.originalsTTL, "originals-ttl", jobs.DefaultOriginalsTTL, "how long originals are kept")
+	fs.DurationVar(&f.outputsTTL, "outputs-ttl", jobs.DefaultOutputsTTL, "how long rendered files are kept")
+	fs.DurationVar(&f.retention, "retention-interval", jobs.DefaultRetentionInterval, "how often expired files are deleted")
+	pos, err := parseInterspersed(fs, e.args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if len(pos) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	keys, generated, err := httpapi.LoadKeys(os.Getenv("AUTOCUT_API_KEYS"), f.keys, f.data)
+	if err != nil {
+		return err
+	}
+	if generated != "" {
+		fmt.Fprintf(e.stderr, "autocut: no API keys configured; created a Pro key (shown only now, its hash is in %s):\n\n    %s\n\n",
+			filepath.Join(f.data, httpapi.KeysFileName), generated)
+	}
+
+	// Transcription: no engine constructor exists yet (transcribe.New), so
+	// the manager runs without one and transcription answers 501.
+	mgr, err := jobs.Open(ctx, jobs.Config{
+		DataDir:           f.data,
+		Workers:           f.workers,
+		MaxInputBytes:     f.maxUpload,
+		OriginalsTTL:      f.originalsTTL,
+		OutputsTTL:        f.outputsTTL,
+		RetentionInterval: f.retention,
+		Logger:            log,
+	})
+	if err != nil {
+		return fmt.Errorf("open jobs: %w", err)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		_ = mgr.Stop(context.WithoutCancel(ctx))
+		return fmt.Errorf("start jobs: %w", err)
+	}
+	stopMgr := func() error {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		return mgr.Stop(sctx)
+	}
+
+	h := httpapi.New(httpapi.Config{
+		Service:          mgr,
+		Keys:             keys,
+		BaseURL:          f.baseURL,
+		MaxUploadBytes:   f.maxUpload,
+		AllowPrivateURLs: f.allowPrivate,
+		Timelines:        timelineWriter(),
+		Logger:           log,
+		Collectors:       mgr.Collectors(),
+		Ready:            mgr.Ready,
+	})
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		_ = stopMgr()
+		return fmt.Errorf("listen: %w", err)
+	}
+	// No ReadTimeout/WriteTimeout: they would cut 4 GB uploads and
+	// downloads. Slow-header clients are bounded by ReadHeaderTimeout, idle
+	// keep-alive connections by IdleTimeout.
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "data", f.data, "workers", f.workers, "allow_private_urls", f.allowPrivate)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		_ = stopMgr()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if err2 := stopMgr(); err == nil {
+		err = err2
+	}
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// timelineWriter returns the timeline writer; nil until the timeline
+// package provides its writers (the routes answer 501 meanwhile).
+func timelineWriter() httpapi.TimelineWriter { return nil }
