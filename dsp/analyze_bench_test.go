@@ -1,7 +1,6 @@
 package dsp
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"io"
@@ -75,16 +74,15 @@ func (w *loopWAV) Read(p []byte) (int, error) {
 // (a plain bufio loop, what the native reader costs).
 type pcm16WAV struct {
 	f   Format
-	r   *bufio.Reader
+	r   io.Reader
 	raw []byte
 }
 
 func newPCM16WAV(tb testing.TB, r io.Reader, rate, ch int) *pcm16WAV {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if _, err := br.Discard(44); err != nil {
+	if _, err := io.ReadFull(r, make([]byte, 44)); err != nil {
 		tb.Fatal(err)
 	}
-	return &pcm16WAV{f: Format{SampleRate: rate, Channels: ch}, r: br}
+	return &pcm16WAV{f: Format{SampleRate: rate, Channels: ch}, r: r}
 }
 
 func (s *pcm16WAV) Format() Format { return s.f }
@@ -97,8 +95,9 @@ func (s *pcm16WAV) Read(p []float32) (int, error) {
 	m, err := io.ReadFull(s.r, s.raw[:2*n])
 	m = m / (2 * s.f.Channels) * s.f.Channels
 	raw := s.raw[:2*m]
-	for i := range p[:m] {
-		p[i] = float32(int16(binary.LittleEndian.Uint16(raw[2*i:]))) * (1.0 / 32768)
+	p = p[:m]
+	for i := range p {
+		p[i] = float32(int16(uint16(raw[2*i])|uint16(raw[2*i+1])<<8)) * (1.0 / 32768)
 	}
 	if m > 0 {
 		return m, nil
