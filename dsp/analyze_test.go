@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // sharedDir finds the shared/ directory that sits beside the checkout by
@@ -159,4 +163,161 @@ func analyzeTestFile(ctx context.Context, path string) (*Analysis, error) {
 		err = werr
 	}
 	return a, err
+}
+
+// errSource fails after some frames, or returns broken frames.
+type errSource struct {
+	f       Format
+	frames  int
+	partial bool // return a sample count that is not whole frames
+	err     error
+}
+
+func (s *errSource) Format() Format { return s.f }
+
+func (s *errSource) Read(p []float32) (int, error) {
+	if s.frames <= 0 {
+		if s.partial {
+			return 1, nil
+		}
+		return 0, s.err
+	}
+	n := min(len(p)/s.f.Channels, s.frames)
+	clear(p[:n*s.f.Channels])
+	s.frames -= n
+	return n * s.f.Channels, nil
+}
+
+var errDisk = errors.New("disk on fire")
+
+func TestAnalyzeErrors(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		src  Source
+		want error
+	}{
+		{"no channels", &errSource{f: Format{44100, 0}}, ErrUnsupportedFormat},
+		{"9 channels", &errSource{f: Format{44100, 9}}, ErrUnsupportedFormat},
+		{"rate 500 Hz", &errSource{f: Format{500, 1}}, ErrUnsupportedFormat},
+		{"rate 10 MHz", &errSource{f: Format{10000000, 1}}, ErrUnsupportedFormat},
+		{"read error", &errSource{f: Format{44100, 2}, frames: 50000, err: errDisk}, errDisk},
+		{"partial frames", &errSource{f: Format{44100, 2}, frames: 100, partial: true}, ErrBadSamples},
+	}
+	for _, tc := range tests {
+		a, err := Analyze(ctx, tc.src, Info{}, nil)
+		if !errors.Is(err, tc.want) || a != nil {
+			t.Errorf("%s: Analyze = %v, %v; want error %v", tc.name, a, err, tc.want)
+		}
+	}
+	an, err := NewAnalyzer(Format{48000, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := an.Write(make([]float32, 3)); !errors.Is(err, ErrBadSamples) {
+		t.Errorf("Write of 3 samples to stereo: %v, want ErrBadSamples", err)
+	}
+}
+
+func TestAnalyzeProgressAndCancel(t *testing.T) {
+	const rate = 48000
+	tests := []struct {
+		name string
+		info Info
+	}{
+		{"frames known", Info{Frames: 30 * rate}},
+		{"duration known", Info{Frames: -1, Duration: 30}},
+	}
+	for _, tc := range tests {
+		var got []float64
+		a, err := Analyze(context.Background(), newSynth(rate, 2, tone{30, 1000, lv(-20)}), tc.info, func(f float64) { got = append(got, f) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) < 100 || got[len(got)-1] != 1 {
+			t.Errorf("%s: %d progress reports ending at %v, want >= 100 ending at 1", tc.name, len(got), got[len(got)-1])
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i] < got[i-1] || got[i] > 1 {
+				t.Errorf("%s: progress %v after %v", tc.name, got[i], got[i-1])
+				break
+			}
+		}
+		if a.Input.Duration != 30 || a.Input.Frames != 30*rate {
+			t.Errorf("%s: duration %v, frames %d", tc.name, a.Input.Duration, a.Input.Frames)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	_, err := Analyze(ctx, newSynth(rate, 2, tone{600, 1000, lv(-20)}), Info{Frames: 600 * rate}, func(f float64) {
+		calls++
+		if f > 0.1 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled analysis: %v, want context.Canceled", err)
+	}
+	if calls > 200 {
+		t.Errorf("analysis went on for %d progress reports after cancel", calls)
+	}
+}
+
+// TestAnalyzeChunking checks that any split of the input into writes gives
+// the same analysis, and that the envelope and duration are exact at a
+// prime rate.
+func TestAnalyzeChunking(t *testing.T) {
+	const rate = 69313
+	mk := func() *synth {
+		return newSynth(rate, 3, tone{1.5, 1000, lv(-30)}, tone{2.234, 1000, []float64{-10, -20, inf}}, tone{0.5, 1000, lv(inf)}, tone{1.0037, 3000, lv(-6)})
+	}
+	var ref *Analysis
+	for _, chunk := range []int{1, 7, 441, 4096, 1 << 20} {
+		s := mk()
+		an, err := NewAnalyzer(s.Format())
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]float32, chunk*3)
+		for {
+			n, err := s.Read(buf)
+			if err := an.Write(buf[:n]); err != nil {
+				t.Fatal(err)
+			}
+			if err != nil {
+				break
+			}
+		}
+		a := an.Result(Info{Name: "x"})
+		if ref == nil {
+			ref = a
+			continue
+		}
+		if d := cmp.Diff(ref, a, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+			t.Errorf("chunk %d frames: analysis differs (-ref +got):\n%s", chunk, d)
+		}
+	}
+	frames := mk().length
+	if ref.Input.Frames != frames || ref.Input.Duration != float64(frames)/rate {
+		t.Errorf("frames %d duration %v, want %d", ref.Input.Frames, ref.Input.Duration, frames)
+	}
+	if want := int((frames*100 + rate - 1) / rate); ref.Envelope.Frames() != want {
+		t.Errorf("%d envelope frames, want %d", ref.Envelope.Frames(), want)
+	}
+	if want := int(frames * 10 / rate); len(ref.Blocks) != want {
+		t.Errorf("%d blocks, want %d", len(ref.Blocks), want)
+	}
+	// 0.5-1.5 s: sine at -30 dBFS peak in 3 channels: RMS -33.01, peak -30.
+	for i := 50; i < 150; i++ {
+		if r, p := ref.Envelope.RMSDb[i], ref.Envelope.PeakDb[i]; !near(float64(r), -33.01, 0.1) || !near(float64(p), -30, 0.05) {
+			t.Fatalf("envelope frame %d: rms %.2f peak %.2f, want -33.01 and -30", i, r, p)
+		}
+	}
+	// 3.9-4.1 s: digital silence.
+	for i := 380; i < 420; i++ {
+		if r := ref.Envelope.RMSDb[i]; r != FloorDb {
+			t.Fatalf("silent envelope frame %d: %.2f, want %v", i, r, FloorDb)
+		}
+	}
 }
