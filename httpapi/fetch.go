@@ -143,7 +143,7 @@ type limitedBody struct {
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
-		return 0, fmt.Errorf("%w: the download exceeds the limit", jobs.ErrTooLarge)
+		return 0, fmt.Errorf("%w: the input exceeds the limit", jobs.ErrTooLarge)
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
@@ -156,10 +156,12 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	if t != nil {
 		t.Stop()
 	}
-	b.left -= int64(n)
-	if b.left < 0 {
-		return n, fmt.Errorf("%w: the download exceeds the limit", jobs.ErrTooLarge)
+	if int64(n) > b.left {
+		n = int(b.left) // never hand out a byte past the limit
+		b.left = -1
+		return n, fmt.Errorf("%w: the input exceeds the limit", jobs.ErrTooLarge)
 	}
+	b.left -= int64(n)
 	if err != nil && !errors.Is(err, io.EOF) && b.idle > 0 {
 		err = fmt.Errorf("%w: %v", ErrURLFetch, err)
 	}

@@ -1,0 +1,191 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/plan"
+)
+
+// fakeService is an in-memory jobs.Service. err, when set for a method
+// name, is returned by that method; "panic" as an id makes Get panic.
+type fakeService struct {
+	mu      sync.Mutex
+	jobs    map[string]*jobs.Job
+	order   []string
+	errs    map[string]error
+	created int
+	lastReq jobs.CreateRequest
+	read    int64 // bytes Create read from its media
+	levels  []float32
+}
+
+func newFake() *fakeService {
+	return &fakeService{jobs: map[string]*jobs.Job{}, errs: map[string]error{}}
+}
+
+func (f *fakeService) fail(method string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.errs[method]
+}
+
+func (f *fakeService) Create(ctx context.Context, req jobs.CreateRequest, media io.Reader) (*jobs.Job, error) {
+	f.mu.Lock()
+	f.created++
+	f.lastReq = req
+	f.mu.Unlock()
+	head := make([]byte, 8)
+	n, _ := io.ReadFull(media, head)
+	if bytes.HasPrefix(head[:n], []byte("NOTMEDIA")) {
+		return nil, fmt.Errorf("sniffed %q: %w", head[:n], dsp.ErrUnsupportedFormat)
+	}
+	rest, err := io.Copy(io.Discard, media)
+	f.mu.Lock()
+	f.read = int64(n) + rest
+	f.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("store input: %w", err)
+	}
+	if err := f.fail("Create"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := fmt.Sprintf("job_%03d", len(f.order)+1)
+	j := &jobs.Job{ID: id, Owner: req.Owner, Status: jobs.StatusAnalyzing, Input: jobs.Input{Name: req.Name},
+		Params: plan.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200, MinSpeechMs: 100},
+		Export: jobs.Export{Format: "mp3", Normalize: "none"}, AutoExport: true, CreatedAt: time.Unix(1700000000, 0).UTC()}
+	f.jobs[id] = j
+	f.order = append(f.order, id)
+	c := *j
+	return &c, nil
+}
+
+func (f *fakeService) get(owner, id string) (*jobs.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, ok := f.jobs[id]
+	if !ok || j.Owner != owner {
+		return nil, fmt.Errorf("%w: %s", jobs.ErrNotFound, id)
+	}
+	c := *j
+	return &c, nil
+}
+
+func (f *fakeService) Get(ctx context.Context, owner, id string) (*jobs.Job, error) {
+	if id == "panic" {
+		panic("fake panic")
+	}
+	if err := f.fail("Get"); err != nil {
+		return nil, err
+	}
+	return f.get(owner, id)
+}
+
+func (f *fakeService) List(ctx context.Context, owner string, limit int, cursor string) ([]*jobs.Job, string, error) {
+	if err := f.fail("List"); err != nil {
+		return nil, "", err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*jobs.Job
+	started := cursor == ""
+	for i := len(f.order) - 1; i >= 0; i-- {
+		j := f.jobs[f.order[i]]
+		if j == nil || j.Owner != owner {
+			continue
+		}
+		if !started {
+			started = j.ID == cursor
+			continue
+		}
+		if len(out) == limit {
+			return out, out[len(out)-1].ID, nil
+		}
+		c := *j
+		out = append(out, &c)
+	}
+	return out, "", nil
+}
+
+func (f *fakeService) Update(ctx context.Context, owner, id string, p jobs.PatchRequest) (*jobs.Job, error) {
+	j, err := f.get(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.fail("Update"); err != nil {
+		return nil, err
+	}
+	j.Status = jobs.StatusAnalyzing
+	return j, nil
+}
+
+func (f *fakeService) Delete(ctx context.Context, owner, id string) error {
+	if _, err := f.get(owner, id); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.jobs, id)
+	return nil
+}
+
+const fakeOutput = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+func (f *fakeService) OpenOutput(ctx context.Context, owner, id string) (*jobs.Download, error) {
+	j, err := f.get(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.fail("OpenOutput"); err != nil {
+		return nil, err
+	}
+	return &jobs.Download{ReadSeekCloser: nopCloser{strings.NewReader(fakeOutput)}, Name: "talk é-autocut.mp3",
+		ContentType: "audio/mpeg", ModTime: j.CreatedAt, Size: int64(len(fakeOutput))}, nil
+}
+
+type nopCloser struct{ io.ReadSeeker }
+
+func (nopCloser) Close() error { return nil }
+
+func (f *fakeService) Media(ctx context.Context, owner, id string) (*jobs.Media, error) {
+	if _, err := f.get(owner, id); err != nil {
+		return nil, err
+	}
+	if err := f.fail("Media"); err != nil {
+		return nil, err
+	}
+	return &jobs.Media{Plan: &plan.Plan{Keep: []dsp.Range{{Start: 0, End: 1}}}, Info: dsp.Info{Name: "talk.wav", Duration: 2}}, nil
+}
+
+func (f *fakeService) Preview(ctx context.Context, owner, id string, p jobs.ParamsInput) (*plan.Plan, error) {
+	if _, err := f.get(owner, id); err != nil {
+		return nil, err
+	}
+	if err := f.fail("Preview"); err != nil {
+		return nil, err
+	}
+	th := -40.0
+	if p.ThresholdDb != nil {
+		th = *p.ThresholdDb
+	}
+	return &plan.Plan{ThresholdDb: th, Keep: []dsp.Range{{Start: 0, End: 1}}}, nil
+}
+
+func (f *fakeService) Envelope(ctx context.Context, owner, id string, points int) (float64, []float32, error) {
+	if _, err := f.get(owner, id); err != nil {
+		return 0, nil, err
+	}
+	if err := f.fail("Envelope"); err != nil {
+		return 0, nil, err
+	}
+	return 0.05, f.levels, nil
+}

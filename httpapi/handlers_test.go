@@ -1,0 +1,542 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+const (
+	proKey  = "key-pro-1"
+	proKey2 = "key-pro-2"
+	freeKey = "key-free"
+)
+
+type testEnv struct {
+	srv  *httptest.Server
+	fake *fakeService
+	logs *bytes.Buffer
+}
+
+func newTestEnv(t *testing.T, mutate func(*Config)) *testEnv {
+	t.Helper()
+	keys := NewKeyStore()
+	if err := keys.ParseKeys(proKey + ":pro," + proKey2 + ":pro\n" + freeKey + ":free"); err != nil {
+		t.Fatal(err)
+	}
+	fake := newFake()
+	logs := &bytes.Buffer{}
+	cfg := Config{Service: fake, Keys: keys, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
+		Timelines: func(w io.Writer, kind string, m *jobs.Media, o TimelineOptions) error {
+			_, err := fmt.Fprintf(w, "%s keep=%v rate=%s v=%s df=%v media=%s", kind, m.Plan.Keep, o.Rate, o.FCPXMLVersion, o.DropFrame, o.MediaPath)
+			return err
+		}}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	srv := httptest.NewServer(New(cfg))
+	t.Cleanup(srv.Close)
+	return &testEnv{srv: srv, fake: fake, logs: logs}
+}
+
+// call sends a request and returns the response with its body read.
+func (e *testEnv) call(t *testing.T, method, path, key string, body io.Reader, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// upload creates a job with Form B.
+func (e *testEnv) upload(t *testing.T, key, name string, data string) JobView {
+	t.Helper()
+	resp, b := e.call(t, "POST", "/api/v1/jobs", key, strings.NewReader(data), map[string]string{"X-Filename": name})
+	if resp.StatusCode != 202 {
+		t.Fatalf("upload: %d %s", resp.StatusCode, b)
+	}
+	var v JobView
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func decodeErr(t *testing.T, b []byte) errorBody {
+	t.Helper()
+	var e errorBody
+	if err := json.Unmarshal(b, &e); err != nil || e.Error == "" || e.Code == "" {
+		t.Fatalf("not a JSON error body (%v): %s", err, b)
+	}
+	return e
+}
+
+// TestErrorStatuses drives every status of the spec's error table (and the
+// adapter's own) through the real router and middleware.
+func TestErrorStatuses(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.MaxUploadBytes = 1000 })
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	other := e.upload(t, proKey2, "b.wav", "RIFFdata").ID
+	tests := []struct {
+		name       string
+		inject     map[string]error
+		method     string
+		path, key  string
+		body       string
+		hdr        map[string]string
+		wantStatus int
+		wantCode   string
+	}{
+		{"401 missing key", nil, "GET", "/api/v1/jobs/" + id, "", "", nil, 401, "unauthorized"},
+		{"401 invalid key", nil, "GET", "/api/v1/jobs/" + id, "nope", "", nil, 401, "unauthorized"},
+		{"401 basic auth", nil, "GET", "/api/v1/jobs/" + id, "", "", map[string]string{"Authorization": "Basic " + proKey}, 401, "unauthorized"},
+		{"401 on download", nil, "GET", "/api/v1/jobs/" + id + "/download", "", "", nil, 401, "unauthorized"},
+		{"401 on timeline", nil, "GET", "/api/v1/jobs/" + id + "/timelines/edl", "", "", nil, 401, "unauthorized"},
+		{"402 free plan", nil, "GET", "/api/v1/jobs/" + id, freeKey, "", nil, 402, "pro_plan_required"},
+		{"402 free plan create", nil, "POST", "/api/v1/jobs", freeKey, "RIFF", nil, 402, "pro_plan_required"},
+		{"404 unknown job", nil, "GET", "/api/v1/jobs/job_nope", proKey, "", nil, 404, "not_found"},
+		{"404 other key's job", nil, "GET", "/api/v1/jobs/" + other, proKey, "", nil, 404, "not_found"},
+		{"404 other key's download", nil, "GET", "/api/v1/jobs/" + other + "/download", proKey, "", nil, 404, "not_found"},
+		{"404 other key's delete", nil, "DELETE", "/api/v1/jobs/" + other, proKey, "", nil, 404, "not_found"},
+		{"404 expired output", map[string]error{"OpenOutput": fmt.Errorf("wrapped: %w", jobs.ErrExpired)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 404, "output_expired"},
+		{"404 unknown timeline kind", nil, "GET", "/api/v1/jobs/" + id + "/timelines/aaf", proKey, "", nil, 404, "not_found"},
+		{"404 route", nil, "GET", "/api/v2/jobs", proKey, "", nil, 404, "route_not_found"},
+		{"405 method", nil, "PUT", "/api/v1/jobs/" + id, proKey, "", nil, 405, "method_not_allowed"},
+		{"409 patch while processing", map[string]error{"Update": fmt.Errorf("%w: busy", jobs.ErrConflict)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 409, "processing"},
+		{"409 timeline before plan", map[string]error{"Media": jobs.ErrConflict}, "GET", "/api/v1/jobs/" + id + "/timelines/csv", proKey, "", nil, 409, "processing"},
+		{"413 declared length", nil, "POST", "/api/v1/jobs", proKey, strings.Repeat("x", 1001), nil, 413, "file_too_large"},
+		{"413 from service", map[string]error{"Create": jobs.ErrTooLarge}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 413, "file_too_large"},
+		{"415 sniffed", nil, "POST", "/api/v1/jobs", proKey, "NOTMEDIA at all", map[string]string{"X-Filename": "x.wav"}, 415, "unsupported_format"},
+		{"422 nothing to keep", map[string]error{"Update": fmt.Errorf("%w: all silence", plan.ErrNothingToKeep)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 422, "nothing_to_keep"},
+		{"422 too long", map[string]error{"Create": fmt.Errorf("%w: 4h", dsp.ErrTooLong)}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 422, "too_long"},
+		{"501 transcription", map[string]error{"Update": fmt.Errorf("%w: no engine", transcribe.ErrUnavailable)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"transcribe"}`, nil, 501, "transcription_unavailable"},
+		{"400 invalid params from service", map[string]error{"Create": fmt.Errorf("%w: minSpeechMs", plan.ErrInvalidParams)}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 400, "invalid_parameter"},
+		{"400 empty body", nil, "POST", "/api/v1/jobs", proKey, "", nil, 400, "bad_request"},
+		{"400 bad patch action", nil, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"render"}`, nil, 400, "invalid_parameter"},
+		{"400 bad list limit", nil, "GET", "/api/v1/jobs?limit=51", proKey, "", nil, 400, "bad_request"},
+		{"500 internal", map[string]error{"Get": errors.New("disk on fire: /secret/path")}, "GET", "/api/v1/jobs/" + id, proKey, "", nil, 500, "internal"},
+		{"500 panic", nil, "GET", "/api/v1/jobs/panic", proKey, "", nil, 500, "internal"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e.fake.mu.Lock()
+			e.fake.errs = tc.inject
+			e.fake.mu.Unlock()
+			defer func() { e.fake.mu.Lock(); e.fake.errs = nil; e.fake.mu.Unlock() }()
+			var body io.Reader
+			if tc.body != "" || tc.method == "POST" {
+				body = strings.NewReader(tc.body)
+			}
+			resp, b := e.call(t, tc.method, tc.path, tc.key, body, tc.hdr)
+			got := decodeErr(t, b)
+			if resp.StatusCode != tc.wantStatus || got.Code != tc.wantCode {
+				t.Fatalf("got %d %q (%s), want %d %q", resp.StatusCode, got.Code, got.Error, tc.wantStatus, tc.wantCode)
+			}
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if resp.StatusCode == 500 && strings.Contains(got.Error, "secret") {
+				t.Errorf("internal error text leaked: %q", got.Error)
+			}
+			if resp.Header.Get("X-Request-Id") == "" {
+				t.Error("no X-Request-Id")
+			}
+		})
+	}
+	if !strings.Contains(e.logs.String(), `"panic":"fake panic"`) {
+		t.Error("panic not logged")
+	}
+}
+
+// TestOptionsErrors checks that bad X-Options and Form A bodies answer 400
+// naming the field, before any media byte is read.
+func TestOptionsErrors(t *testing.T) {
+	e := newTestEnv(t, nil)
+	tests := []struct {
+		name, opts string
+		wantCode   string
+		wantInMsg  string
+	}{
+		{"syntax", `{"preset":`, "bad_request", "X-Options"},
+		{"unknown field", `{"presett":"podcast"}`, "bad_request", `"presett"`},
+		{"wrong type", `{"autoExport":"yes"}`, "bad_request", "autoExport"},
+		{"nested wrong type", `{"params":{"thresholdDb":"loud"}}`, "bad_request", "params.thresholdDb"},
+		{"threshold range", `{"params":{"thresholdDb":-5}}`, "invalid_parameter", "params.thresholdDb"},
+		{"minSilence range", `{"params":{"minSilenceSec":0.1}}`, "invalid_parameter", "params.minSilenceSec"},
+		{"keepSilence range", `{"params":{"keepSilenceMs":2001}}`, "invalid_parameter", "params.keepSilenceMs"},
+		{"minSpeech range", `{"params":{"minSpeechMs":-1}}`, "invalid_parameter", "params.minSpeechMs"},
+		{"preset", `{"preset":"loud"}`, "invalid_parameter", "preset"},
+		{"format", `{"export":{"format":"ogg"}}`, "invalid_parameter", "export.format"},
+		{"normalize", `{"export":{"normalize":"ebu"}}`, "invalid_parameter", "export.normalize"},
+		{"trailing", `{"preset":"podcast"} {}`, "bad_request", "trailing"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.fake.created
+			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF...."), map[string]string{"X-Options": tc.opts})
+			got := decodeErr(t, b)
+			if resp.StatusCode != 400 || got.Code != tc.wantCode || !strings.Contains(got.Error, tc.wantInMsg) {
+				t.Fatalf("got %d %q %q, want 400 %q mentioning %q", resp.StatusCode, got.Code, got.Error, tc.wantCode, tc.wantInMsg)
+			}
+			if e.fake.created != before {
+				t.Error("service called despite bad options")
+			}
+			// The same options in Form A.
+			if strings.HasPrefix(tc.opts, `{"`) && tc.name != "trailing" {
+				body := `{"url":"http://example.invalid/a.wav",` + strings.TrimPrefix(tc.opts, "{")
+				resp, b = e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(body), map[string]string{"Content-Type": "application/json"})
+				got = decodeErr(t, b)
+				if resp.StatusCode != 400 || !strings.Contains(got.Error, strings.TrimPrefix(tc.wantInMsg, "X-Options")) {
+					t.Fatalf("Form A: got %d %q", resp.StatusCode, got.Error)
+				}
+			}
+		})
+	}
+}
+
+// TestUploadLimit checks 413 both from a declared Content-Length (refused
+// before the body is read) and while streaming a chunked body.
+func TestUploadLimit(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.MaxUploadBytes = 1 << 20 })
+	// Declared: the service is never called.
+	req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/jobs", io.LimitReader(zeroReader{}, 5<<20))
+	req.ContentLength = 5 << 20
+	req.Header.Set("Authorization", "Bearer "+proKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 413 || decodeErr(t, b).Code != "file_too_large" {
+			t.Fatalf("declared: %d %s", resp.StatusCode, b)
+		}
+	} // (the server may close the connection while the client still writes)
+	if e.fake.created != 0 {
+		t.Fatalf("service called for a declared oversize body")
+	}
+	// Streamed: chunked body without length, 1 MiB + 1 byte.
+	req, _ = http.NewRequest("POST", e.srv.URL+"/api/v1/jobs", io.MultiReader(strings.NewReader("RIFF"), io.LimitReader(zeroReader{}, 1<<20-3)))
+	req.ContentLength = -1
+	req.Header.Set("Authorization", "Bearer "+proKey)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 413 || decodeErr(t, b).Code != "file_too_large" {
+		t.Fatalf("streamed: %d %s", resp.StatusCode, b)
+	}
+	if e.fake.read > 1<<20 {
+		t.Errorf("service read %d bytes, more than the limit", e.fake.read)
+	}
+	// Exactly the limit passes.
+	req, _ = http.NewRequest("POST", e.srv.URL+"/api/v1/jobs", io.MultiReader(strings.NewReader("RIFF"), io.LimitReader(zeroReader{}, 1<<20-4)))
+	req.ContentLength = -1
+	req.Header.Set("Authorization", "Bearer "+proKey)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 202 || e.fake.read != 1<<20 {
+		t.Fatalf("at the limit: %d, read %d", resp.StatusCode, e.fake.read)
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestJobView checks the job JSON: absolute URLs, timelines once a plan
+// exists, error object, Location header, sanitized name.
+func TestJobView(t *testing.T) {
+	e := newTestEnv(t, nil)
+	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF...."),
+		map[string]string{"X-Filename": "../../etc/pass%00wd.wav", "X-Options": `{"preset":"podcast","autoExport":false}`})
+	if resp.StatusCode != 202 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	id := raw["id"].(string)
+	want := map[string]any{
+		"id": id, "status": "analyzing", "progress": 0.0, "output": nil, "timelines": nil,
+		"input":      map[string]any{"name": "passwd.wav", "type": "", "duration": nil},
+		"params":     map[string]any{"thresholdDb": nil, "minSilenceSec": 0.5, "keepSilenceMs": 200.0, "minSpeechMs": 100.0},
+		"export":     map[string]any{"format": "mp3", "normalize": "none", "denoise": false, "rumble": false, "cutFillers": false},
+		"transcribe": false, "autoExport": true, "createdAt": "2023-11-14T22:13:20Z", "updatedAt": "0001-01-01T00:00:00Z",
+	}
+	if d := cmp.Diff(want, raw); d != "" {
+		t.Errorf("job JSON (-want +got):\n%s", d)
+	}
+	if got := resp.Header.Get("Location"); got != e.srv.URL+"/api/v1/jobs/"+id {
+		t.Errorf("Location %q", got)
+	}
+	if e.fake.lastReq.Options.Preset != "podcast" || e.fake.lastReq.Options.AutoExport == nil || *e.fake.lastReq.Options.AutoExport {
+		t.Errorf("options not passed: %+v", e.fake.lastReq.Options)
+	}
+	// Finish the job in the fake: output, plan, failure error.
+	e.fake.mu.Lock()
+	j := e.fake.jobs[id]
+	j.Status, j.Progress = jobs.StatusDone, 100
+	j.Output = &jobs.Output{Format: "mp3", Duration: 1.5, Name: "passwd-autocut.mp3"}
+	j.Plan = &plan.Plan{Keep: []dsp.Range{{Start: 0, End: 1.5}}, Stats: plan.Stats{OriginalSec: 2, FinalSec: 1.5}}
+	e.fake.mu.Unlock()
+	_, b = e.call(t, "GET", "/api/v1/jobs/"+id, proKey, nil, map[string]string{"X-Forwarded-Proto": "https"})
+	var v JobView
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	base := "https://" + strings.TrimPrefix(e.srv.URL, "http://") + "/api/v1/jobs/" + id
+	if v.Output.URL != base+"/download" {
+		t.Errorf("output.url %q", v.Output.URL)
+	}
+	wantTL := &Timelines{FCPXML: base + "/timelines/fcpxml", Premiere: base + "/timelines/premiere", EDL: base + "/timelines/edl", OTIO: base + "/timelines/otio", CSV: base + "/timelines/csv"}
+	if d := cmp.Diff(wantTL, v.Timelines); d != "" {
+		t.Errorf("timelines (-want +got):\n%s", d)
+	}
+	// BaseURL wins over the request.
+	e2 := newTestEnv(t, func(c *Config) { c.BaseURL = "https://api.example.com/" })
+	v2 := e2.upload(t, proKey, "x.wav", "RIFF")
+	e2.fake.mu.Lock()
+	e2.fake.jobs[v2.ID].Output = &jobs.Output{Name: "x-autocut.mp3"}
+	e2.fake.jobs[v2.ID].Status = jobs.StatusFailed
+	e2.fake.jobs[v2.ID].Error = &jobs.JobError{Code: "nothing_to_keep", Message: "all silence"}
+	e2.fake.mu.Unlock()
+	_, b = e2.call(t, "GET", "/api/v1/jobs/"+v2.ID, proKey, nil, nil)
+	if !strings.Contains(string(b), `"url":"https://api.example.com/api/v1/jobs/`+v2.ID+`/download"`) ||
+		!strings.Contains(string(b), `"error":{"code":"nothing_to_keep","message":"all silence"}`) {
+		t.Errorf("job: %s", b)
+	}
+}
+
+func TestSanitizeName(t *testing.T) {
+	for in, want := range map[string]string{
+		"talk.wav":               "talk.wav",
+		"../../etc/passwd":       "passwd",
+		`C:\Users\me\talk.mp3`:   "talk.mp3",
+		"..":                     "upload",
+		"":                       "upload",
+		".hidden.wav":            "hidden.wav",
+		"a\x00b\r\nc\x7f.wav":    "abc.wav",
+		"%2e%2e%2fetc%2fx.wav":   "x.wav",
+		"caf%C3%A9 ok.wav":       "café ok.wav",
+		"\u202egnp.exe":          "gnp.exe",
+		`my "quoted" file?.wav`:  "my quoted file.wav",
+		strings.Repeat("é", 150): strings.Repeat("é", 100),
+	} {
+		if got := sanitizeName(in); got != want {
+			t.Errorf("sanitizeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDownload(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFF").ID
+	resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/download", proKey, nil, nil)
+	if resp.StatusCode != 200 || string(b) != fakeOutput {
+		t.Fatalf("%d %q", resp.StatusCode, b)
+	}
+	if got := resp.Header.Get("Content-Disposition"); got != `attachment; filename*=utf-8''talk%20%C3%A9-autocut.mp3` {
+		t.Errorf("Content-Disposition %q", got)
+	}
+	if resp.Header.Get("Content-Type") != "audio/mpeg" || resp.Header.Get("Accept-Ranges") != "bytes" {
+		t.Errorf("headers %v", resp.Header)
+	}
+	etag := resp.Header.Get("ETag")
+	resp, b = e.call(t, "GET", "/api/v1/jobs/"+id+"/download", proKey, nil, map[string]string{"Range": "bytes=10-19"})
+	if resp.StatusCode != 206 || string(b) != fakeOutput[10:20] || resp.Header.Get("Content-Range") != fmt.Sprintf("bytes 10-19/%d", len(fakeOutput)) {
+		t.Fatalf("range: %d %q %q", resp.StatusCode, b, resp.Header.Get("Content-Range"))
+	}
+	resp, _ = e.call(t, "GET", "/api/v1/jobs/"+id+"/download", proKey, nil, map[string]string{"If-None-Match": etag})
+	if resp.StatusCode != 304 {
+		t.Fatalf("If-None-Match: %d", resp.StatusCode)
+	}
+}
+
+func TestTimelines(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFF").ID
+	for _, tc := range []struct {
+		kind, query, ct, file, body string
+	}{
+		{"fcpxml", "?rate=29.97&fcpxmlVersion=1.10&dropFrame=true", "application/xml; charset=utf-8", "talk-autocut.fcpxml", "fcpxml keep=[{0 1}] rate=30000/1001 v=1.10 df=true media="},
+		{"premiere", "?rate=25", "application/xml; charset=utf-8", "talk-autocut.xml", "premiere keep=[{0 1}] rate=25 v= df=false media="},
+		{"edl", "?rate=24000/1001", "text/plain; charset=utf-8", "talk-autocut.edl", "edl keep=[{0 1}] rate=24000/1001 v= df=false media="},
+		{"otio", "?mediaPath=/Volumes/Media/talk.wav", "application/json", "talk-autocut.otio", "otio keep=[{0 1}] rate=0/0 v= df=false media=/Volumes/Media/talk.wav"},
+		{"csv", "", "text/csv; charset=utf-8", "talk-autocut.csv", "csv keep=[{0 1}] rate=0/0 v= df=false media="},
+	} {
+		resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/timelines/"+tc.kind+tc.query, proKey, nil, nil)
+		if resp.StatusCode != 200 || string(b) != tc.body || resp.Header.Get("Content-Type") != tc.ct ||
+			resp.Header.Get("Content-Disposition") != `attachment; filename=`+tc.file {
+			t.Errorf("%s: %d %q %q %q", tc.kind, resp.StatusCode, b, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Disposition"))
+		}
+	}
+	for _, q := range []string{"?rate=0", "?rate=abc", "?rate=1/0", "?rate=500", "?fcpxmlVersion=2.0", "?dropFrame=maybe"} {
+		resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/timelines/fcpxml"+q, proKey, nil, nil)
+		if resp.StatusCode != 400 {
+			t.Errorf("%s: %d %s", q, resp.StatusCode, b)
+		}
+	}
+	e2 := newTestEnv(t, func(c *Config) { c.Timelines = nil })
+	id = e2.upload(t, proKey, "a.wav", "RIFF").ID
+	resp, b := e2.call(t, "GET", "/api/v1/jobs/"+id+"/timelines/edl", proKey, nil, nil)
+	if resp.StatusCode != 501 || decodeErr(t, b).Code != "timelines_unavailable" {
+		t.Errorf("no writer: %d %s", resp.StatusCode, b)
+	}
+}
+
+func TestListPatchDelete(t *testing.T) {
+	e := newTestEnv(t, nil)
+	var ids []string
+	for i := range 7 {
+		ids = append(ids, e.upload(t, proKey, fmt.Sprintf("f%d.wav", i), "RIFF").ID)
+	}
+	e.upload(t, proKey2, "other.wav", "RIFF")
+	var got []string
+	cursor := ""
+	pages := 0
+	for {
+		_, b := e.call(t, "GET", "/api/v1/jobs?limit=3&cursor="+cursor, proKey, nil, nil)
+		var page struct {
+			Jobs       []JobView `json:"jobs"`
+			NextCursor *string   `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(b, &page); err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, j := range page.Jobs {
+			got = append(got, j.ID)
+		}
+		if page.NextCursor == nil {
+			break
+		}
+		cursor = *page.NextCursor
+	}
+	want := []string{ids[6], ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}
+	if d := cmp.Diff(want, got); d != "" || pages != 3 {
+		t.Errorf("paging over %d pages (-want +got):\n%s", pages, d)
+	}
+	_, b := e.call(t, "GET", "/api/v1/jobs", freeKey, nil, nil)
+	if decodeErr(t, b).Code != "pro_plan_required" {
+		t.Error("free key listed")
+	}
+	_, b = e.call(t, "GET", "/api/v1/jobs?limit=50", proKey2, nil, nil)
+	if !strings.HasPrefix(string(b), `{"jobs":[{`) || strings.Count(string(b), `"id"`) != 1 || !strings.Contains(string(b), `"nextCursor":null`) {
+		t.Errorf("other key's list: %s", b)
+	}
+	resp, b := e.call(t, "PATCH", "/api/v1/jobs/"+ids[0], proKey, strings.NewReader(`{"params":{"thresholdDb":-45},"export":{"format":"wav"},"action":"export"}`), nil)
+	if resp.StatusCode != 202 || !strings.Contains(string(b), `"id":"`+ids[0]+`"`) {
+		t.Errorf("patch: %d %s", resp.StatusCode, b)
+	}
+	resp, b = e.call(t, "PATCH", "/api/v1/jobs/"+ids[0], proKey, strings.NewReader(`{"params":{"thresholdDb":-80}}`), nil)
+	if resp.StatusCode != 400 || !strings.Contains(decodeErr(t, b).Error, "params.thresholdDb") {
+		t.Errorf("patch range: %d %s", resp.StatusCode, b)
+	}
+	resp, b = e.call(t, "DELETE", "/api/v1/jobs/"+ids[0], proKey, nil, nil)
+	if resp.StatusCode != 204 || len(b) != 0 {
+		t.Errorf("delete: %d %s", resp.StatusCode, b)
+	}
+	resp, _ = e.call(t, "GET", "/api/v1/jobs/"+ids[0], proKey, nil, nil)
+	if resp.StatusCode != 404 {
+		t.Errorf("after delete: %d", resp.StatusCode)
+	}
+}
+
+func TestPreviewEnvelope(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFF").ID
+	_, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/preview?thresholdDb=-33.5", proKey, nil, nil)
+	var p PreviewResponse
+	if err := json.Unmarshal(b, &p); err != nil || p.Plan == nil || p.Plan.ThresholdDb != -33.5 {
+		t.Errorf("preview: %v %s", err, b)
+	}
+	for _, q := range []string{"?thresholdDb=-5", "?minSilenceSec=x", "?keepSilenceMs=5000"} {
+		resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/preview"+q, proKey, nil, nil)
+		if resp.StatusCode != 400 {
+			t.Errorf("preview %s: %d %s", q, resp.StatusCode, b)
+		}
+	}
+	e.fake.levels = []float32{-20.123, float32(math.Inf(-1)), float32(math.NaN()), -200}
+	resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=100", proKey, nil, nil)
+	if resp.StatusCode != 200 || string(b) != `{"frameSec":0.05,"floorDb":-120,"levels":[-20.12,-120,-120,-120]}`+"\n" {
+		t.Errorf("envelope: %d %s", resp.StatusCode, b)
+	}
+	if resp, _ := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=5", proKey, nil, nil); resp.StatusCode != 400 {
+		t.Errorf("points=5: %d", resp.StatusCode)
+	}
+}
+
+func TestOpsEndpoints(t *testing.T) {
+	ready := errors.New("database locked")
+	e := newTestEnv(t, func(c *Config) {
+		c.Ready = func(ctx context.Context) error { return ready }
+	})
+	resp, b := e.call(t, "GET", "/healthz", "", nil, nil)
+	if resp.StatusCode != 200 || string(b) != `{"status":"ok"}`+"\n" {
+		t.Errorf("healthz %d %s", resp.StatusCode, b)
+	}
+	resp, b = e.call(t, "GET", "/readyz", "", nil, nil)
+	if resp.StatusCode != 503 || decodeErr(t, b).Code != "not_ready" {
+		t.Errorf("readyz %d %s", resp.StatusCode, b)
+	}
+	e.upload(t, proKey, "a.wav", "RIFF")
+	resp, b = e.call(t, "GET", "/metrics", "", nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `autocut_http_requests_total{code="202",method="POST",route="/api/v1/jobs"} 1`) ||
+		!strings.Contains(string(b), `autocut_http_request_duration_seconds_bucket`) {
+		t.Errorf("metrics %d %s", resp.StatusCode, b)
+	}
+	resp, b = e.call(t, "GET", "/api/v1/openapi.json", "", nil, nil)
+	var doc map[string]any
+	if resp.StatusCode != 200 || json.Unmarshal(b, &doc) != nil || doc["openapi"] != "3.1.0" {
+		t.Errorf("openapi %d", resp.StatusCode)
+	}
+	// Request ids: a client id is echoed, a bad one replaced.
+	resp, _ = e.call(t, "GET", "/healthz", "", nil, map[string]string{"X-Request-Id": "abc-123"})
+	if resp.Header.Get("X-Request-Id") != "abc-123" {
+		t.Errorf("request id not echoed")
+	}
+	resp, _ = e.call(t, "GET", "/healthz", "", nil, map[string]string{"X-Request-Id": "bad id\twith junk"})
+	if got := resp.Header.Get("X-Request-Id"); got == "" || strings.Contains(got, " ") {
+		t.Errorf("request id %q", got)
+	}
+	if !strings.Contains(e.logs.String(), `"request_id":"abc-123"`) || !strings.Contains(e.logs.String(), `"route":"/api/v1/jobs"`) {
+		t.Errorf("request logs missing fields:\n%s", e.logs.String())
+	}
+}
