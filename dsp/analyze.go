@@ -8,7 +8,8 @@ import (
 	"math"
 )
 
-// ErrBadSamples reports a Write of a slice that is not whole frames.
+// ErrBadSamples reports samples the Analyzer cannot measure: a slice that
+// is not whole frames, or NaN/Inf values.
 var ErrBadSamples = errors.New("samples are not whole frames")
 
 // Limits of the formats the Analyzer measures.
@@ -122,7 +123,8 @@ func (a *Analyzer) Format() Format { return a.format }
 func (a *Analyzer) Frames() int64 { return a.pos }
 
 // Write measures interleaved samples; len(p) must be a multiple of the
-// channel count.
+// channel count and the samples finite. After an error the Analyzer's
+// results are meaningless.
 func (a *Analyzer) Write(p []float32) error {
 	if len(p)%a.ch != 0 {
 		return fmt.Errorf("dsp: analyzer write of %d samples for %d channels: %w", len(p), a.ch, ErrBadSamples)
@@ -131,6 +133,9 @@ func (a *Analyzer) Write(p []float32) error {
 	for off := 0; off < nf; {
 		n := int(min(int64(nf-off), a.frameEnd-a.pos))
 		a.segment(p[off*a.ch:(off+n)*a.ch], n)
+		if math.IsNaN(a.sq) || math.IsInf(a.sq, 0) {
+			return fmt.Errorf("dsp: non-finite sample (NaN or Inf) near %.3f s: %w", float64(a.pos)/float64(a.rate), ErrBadSamples)
+		}
 		off += n
 		a.pos += int64(n)
 		if a.pos == a.frameEnd {

@@ -217,6 +217,14 @@ func TestAnalyzeErrors(t *testing.T) {
 	if err := an.Write(make([]float32, 3)); !errors.Is(err, ErrBadSamples) {
 		t.Errorf("Write of 3 samples to stereo: %v, want ErrBadSamples", err)
 	}
+	for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		an, _ := NewAnalyzer(Format{48000, 2})
+		p := make([]float32, 2000)
+		p[1001] = v
+		if err := an.Write(p); !errors.Is(err, ErrBadSamples) {
+			t.Errorf("Write of %v: %v, want ErrBadSamples", v, err)
+		}
+	}
 }
 
 func TestAnalyzeProgressAndCancel(t *testing.T) {
