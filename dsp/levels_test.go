@@ -1,7 +1,14 @@
 package dsp
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -89,5 +96,125 @@ func TestEstimateLevels(t *testing.T) {
 		if !near(got.NoiseFloorDb, want.NoiseFloorDb, 1e-9) || !near(got.SpeechLevelDb, want.SpeechLevelDb, 1e-9) || !near(got.ThresholdDb, want.ThresholdDb, 1e-9) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, want)
 		}
+	}
+}
+
+// sliceSource is a Source over samples in memory (short test signals only).
+type sliceSource struct {
+	f Format
+	s []float32
+}
+
+func (s *sliceSource) Format() Format { return s.f }
+
+func (s *sliceSource) Read(p []float32) (int, error) {
+	if len(s.s) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:len(p)/s.f.Channels*s.f.Channels], s.s)
+	s.s = s.s[n:]
+	return n, nil
+}
+
+// TestLevelsEspeakSpeech checks the automatic threshold on real synthetic
+// speech (espeak-ng) scaled to a speech level and mixed with white noise:
+// frames that hold only noise must fall below the threshold and frames of
+// loud speech above it.
+func TestLevelsEspeakSpeech(t *testing.T) {
+	dir := t.TempDir()
+	wav := filepath.Join(dir, "speech.wav")
+	text := "The quick brown fox jumps over the lazy dog. Then it rests for a while. " +
+		"After that, it runs again into the forest, where nobody can see it. Silence follows."
+	if out, err := exec.Command("espeak-ng", "-g", "12", "-w", wav, text).CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v\n%s", err, out)
+	}
+	src, err := os.Open(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	// espeak-ng writes canonical 16-bit mono WAV.
+	hdr := make([]byte, 44)
+	if _, err := io.ReadFull(src, hdr); err != nil {
+		t.Fatal(err)
+	}
+	rate := int(binary.LittleEndian.Uint32(hdr[24:]))
+	raw, err := io.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := make([]float64, len(raw)/2)
+	for i := range clean {
+		clean[i] = float64(int16(binary.LittleEndian.Uint16(raw[2*i:]))) / 32768
+	}
+	// Per 10 ms frame RMS of the clean speech, and its active-speech RMS.
+	// Same frame boundaries as the Analyzer: round(k * rate / 100).
+	var frameMS []float64
+	for k := 0; ; k++ {
+		i, j := (k*rate+50)/100, ((k+1)*rate+50)/100
+		if j > len(clean) {
+			break
+		}
+		ms := 0.0
+		for _, v := range clean[i:j] {
+			ms += v * v
+		}
+		frameMS = append(frameMS, ms/float64(j-i))
+	}
+	maxMS := 0.0
+	for _, m := range frameMS {
+		maxMS = math.Max(maxMS, m)
+	}
+	act, n := 0.0, 0
+	for _, m := range frameMS {
+		if m > maxMS*1e-4 { // within 40 dB of the loudest frame
+			act += m
+			n++
+		}
+	}
+	activeDb := 10 * math.Log10(act/float64(n))
+	tests := []struct{ speechDb, noiseDb float64 }{{-20, -70}, {-36, -70}, {-26, -50}, {-20, -40}}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("speech%.0f-noise%.0f", tc.speechDb, tc.noiseDb), func(t *testing.T) {
+			g := math.Pow(10, (tc.speechDb-activeDb)/20)
+			na := math.Pow(10, tc.noiseDb/20)
+			rng := rand.New(rand.NewPCG(1, 2))
+			mix := make([]float32, len(clean))
+			for i, v := range clean {
+				mix[i] = float32(v*g + na*rng.NormFloat64())
+			}
+			a := analyzeSynth(t, &sliceSource{f: Format{rate, 1}, s: mix})
+			t.Logf("noise floor %.1f dB, speech level %.1f dB, threshold %.1f dB", a.NoiseFloorDb, a.SpeechLevelDb, a.ThresholdDb)
+			if a.ThresholdDb < tc.noiseDb+6 || a.ThresholdDb > tc.speechDb-6 {
+				t.Errorf("threshold %.1f dB not between noise %+.0f+6 and speech %.0f-6", a.ThresholdDb, tc.noiseDb, tc.speechDb)
+			}
+			noiseOnly, noiseBelow, loud, loudAbove := 0, 0, 0, 0
+			for i, m := range frameMS {
+				if i >= a.Envelope.Frames() {
+					break
+				}
+				speech := 10*math.Log10(m+1e-30) + 20*math.Log10(g)
+				env := float64(a.Envelope.RMSDb[i])
+				switch {
+				case speech < tc.noiseDb-10:
+					noiseOnly++
+					if env < a.ThresholdDb {
+						noiseBelow++
+					}
+				case speech > tc.speechDb-6:
+					loud++
+					if env > a.ThresholdDb {
+						loudAbove++
+					}
+				}
+			}
+			t.Logf("%d/%d noise-only frames below, %d/%d loud speech frames above", noiseBelow, noiseOnly, loudAbove, loud)
+			if noiseOnly < 50 || noiseBelow < noiseOnly*99/100 {
+				t.Errorf("%d of %d noise-only frames below the threshold, want 99 %%", noiseBelow, noiseOnly)
+			}
+			if loud < 50 || loudAbove != loud {
+				t.Errorf("%d of %d loud speech frames above the threshold", loudAbove, loud)
+			}
+		})
 	}
 }
