@@ -1,9 +1,15 @@
 package dsp
 
 import (
+	"bufio"
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"math"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -192,5 +198,58 @@ func TestSilenceIsMinusInf(t *testing.T) {
 	}
 	if l.Range != 0 {
 		t.Errorf("LRA of silence = %g, want 0", l.Range)
+	}
+}
+
+// TestLoudnessRangeDynamic measures a signal where LRA methods differ:
+// 10 minutes of pink noise under a slowly varying gain (see
+// shared/design/ebu-test-signals.md). With 3 s windows every 100 ms it
+// measures LRA 15.58 LU and I -27.32 LUFS; ffmpeg's ebur128 filter on the
+// same signal prints its own figures, parsed and compared too.
+func TestLoudnessRangeDynamic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 minutes of audio from ffmpeg")
+	}
+	const graph = "anoisesrc=color=pink:seed=7:amplitude=0.3:sample_rate=48000:duration=600," +
+		"volume='pow(10,-24*(0.5+0.5*sin(2*PI*t/47))*(0.5+0.5*sin(2*PI*t/13))/20)':eval=frame"
+	cmd := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", graph, "-f", "f32le", "-acodec", "pcm_f32le", "-")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	src := &ffmpegSource{f: Format{SampleRate: 48000, Channels: 1}, r: bufio.NewReaderSize(io.TeeReader(stdout, h), 1<<16)}
+	a, err := Analyze(context.Background(), src, Info{Frames: 600 * 48000}, nil)
+	if werr := cmd.Wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PCM sha256 %x: I %.3f LUFS, LRA %.3f LU", h.Sum(nil), a.Loudness.Integrated, a.Loudness.Range)
+	if !near(a.Loudness.Range, 15.58, 0.1) || !near(a.Loudness.Integrated, -27.32, 0.05) {
+		t.Errorf("I %.3f LUFS, LRA %.3f LU; want -27.32 and 15.58", a.Loudness.Integrated, a.Loudness.Range)
+	}
+	out, err := exec.Command("ffmpeg", "-nostats", "-f", "lavfi", "-i", graph+",ebur128", "-f", "null", "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffmpeg ebur128: %v\n%s", err, out)
+	}
+	summary := string(out[strings.LastIndex(string(out), "Summary:"):])
+	var fI, fLRA float64
+	for _, line := range strings.Split(summary, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "I:" {
+			fI, _ = strconv.ParseFloat(f[1], 64)
+		}
+		if len(f) >= 2 && f[0] == "LRA:" {
+			fLRA, _ = strconv.ParseFloat(f[1], 64)
+		}
+	}
+	t.Logf("ffmpeg ebur128: I %.1f LUFS, LRA %.1f LU", fI, fLRA)
+	if !near(a.Loudness.Integrated, fI, 0.1) || !near(a.Loudness.Range, fLRA, 0.1) {
+		t.Errorf("ours I %.3f LRA %.3f, ffmpeg I %.1f LRA %.1f", a.Loudness.Integrated, a.Loudness.Range, fI, fLRA)
 	}
 }
