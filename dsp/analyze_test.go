@@ -329,3 +329,33 @@ func TestAnalyzeChunking(t *testing.T) {
 		}
 	}
 }
+
+// TestFMAPathsAgree runs the fused multiply-add and the plain K-weighting
+// recursions on the same input (stereo and mono paths): both must agree.
+func TestFMAPathsAgree(t *testing.T) {
+	for _, ch := range []int{1, 2, 3} {
+		var res [2]*Analysis
+		for i, fma := range []bool{false, true} {
+			s := newSpeechLike(44100, ch, 20, -25, -65, 11)
+			an, err := NewAnalyzer(s.Format())
+			if err != nil {
+				t.Fatal(err)
+			}
+			an.fma = fma
+			buf := make([]float32, 4096*ch)
+			for {
+				n, err := s.Read(buf)
+				if werr := an.Write(buf[:n]); werr != nil {
+					t.Fatal(werr)
+				}
+				if err != nil {
+					break
+				}
+			}
+			res[i] = an.Result(Info{})
+		}
+		if d := cmp.Diff(res[0], res[1], cmpopts.EquateApprox(1e-9, 1e-15)); d != "" {
+			t.Errorf("%d channels: FMA and plain recursions differ (-plain +fma):\n%s", ch, d)
+		}
+	}
+}
