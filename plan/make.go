@@ -1,0 +1,486 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// ErrBadAnalysis reports an analysis the planner cannot use (nil, no frame
+// length, peak and RMS envelopes of different lengths).
+var ErrBadAnalysis = errors.New("unusable analysis")
+
+// Edge constants (see the package doc).
+const (
+	// snapFrames is how far (in envelope frames, 10 ms each) a cut edge may
+	// move to a quieter spot; snapMinGainDb is how much quieter it must be.
+	snapFrames    = 1
+	snapMinGainDb = 1.0
+	// minKeepSec: a kept stretch shorter than this between two cuts is
+	// absorbed into the cuts (it would only be a click).
+	minKeepSec = 0.010
+)
+
+// Make turns an analysis into a plan with params p (validated first) and
+// extra cuts (fillers from a transcription; an empty Reason becomes
+// "filler"). The rules, in order, are in the package doc. When nothing is
+// left to keep Make returns the plan with ErrNothingToKeep so that callers
+// can still show it.
+func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, fmt.Errorf("plan: nil analysis: %w", ErrBadAnalysis)
+	}
+	env := &a.Envelope
+	n := len(env.RMSDb)
+	if n > 0 && env.FrameSec <= 0 {
+		return nil, fmt.Errorf("plan: envelope frame length %v: %w", env.FrameSec, ErrBadAnalysis)
+	}
+	if len(env.PeakDb) != 0 && len(env.PeakDb) != n {
+		return nil, fmt.Errorf("plan: %d peak frames for %d RMS frames: %w", len(env.PeakDb), n, ErrBadAnalysis)
+	}
+	dur := a.Input.Duration
+	if !(dur > 0) || math.IsInf(dur, 0) {
+		dur = float64(n) * env.FrameSec
+	}
+	for i, c := range extra {
+		if math.IsNaN(c.Start) || math.IsNaN(c.End) || math.IsInf(c.Start, 0) || math.IsInf(c.End, 0) || c.End < c.Start {
+			return nil, fmt.Errorf("%w: extra cut %d [%v, %v] is not a time range", ErrInvalidParams, i, c.Start, c.End)
+		}
+	}
+	thr := a.ThresholdDb
+	if p.ThresholdDb != nil {
+		thr = *p.ThresholdDb
+	}
+	eff := p
+	eff.ThresholdDb = &thr
+	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
+
+	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil}
+	islands := mk.detect()
+	cuts := mk.silenceCuts(islands, p)
+	if n > 0 {
+		thr = mk.open
+		pl.ThresholdDb = thr
+	}
+	cuts = mergeExtra(cuts, extra, dur)
+	pl.finish(cuts, dur)
+	if len(pl.Keep) == 0 {
+		return pl, fmt.Errorf("plan: all %.3f s would be cut: %w", dur, ErrNothingToKeep)
+	}
+	return pl, nil
+}
+
+type maker struct {
+	env        *dsp.Envelope
+	n          int
+	fs, dur    float64
+	thr, noise float64
+	speech     float64
+	tu         tuning
+	auto       bool    // the threshold is the analysis's automatic one
+	open       float64 // the open level detection used
+}
+
+// level returns frame i's RMS level in dB (NaN reads as the floor).
+func (m *maker) level(i int) float64 {
+	v := float64(m.env.RMSDb[i])
+	if math.IsNaN(v) {
+		return dsp.FloorDb
+	}
+	return v
+}
+
+// peak returns frame i's peak level, or its RMS level when the envelope
+// has no peaks.
+func (m *maker) peak(i int) float64 {
+	if len(m.env.PeakDb) == 0 {
+		return m.level(i)
+	}
+	v := float64(m.env.PeakDb[i])
+	if math.IsNaN(v) {
+		return dsp.FloorDb
+	}
+	return v
+}
+
+// tuning holds the detection constants (see the package doc); tests sweep
+// them, Make uses defaultTuning.
+type tuning struct {
+	smooth               int     // frames of the centred power average detection runs on (odd)
+	maxHystDb, minHystDb float64 // gap between open and close level
+	floorRaiseDb         float64 // the automatic open level is at least floor + this ...
+	maxRaiseDb           float64 // ... raised by at most this over the analysis threshold
+	silentGapDb          float64 // floor this far under the analysis noise floor: pauses are digital silence
+	speechDepthDb        float64 // then the open level may go down to speech level - this
+	trimDepthDb          float64 // protected edge frames this far under the open level are given back
+	riseDb               float64 // rise tolerated while following a decay/onset
+	floorMarginDb        float64 // a decay is followed down to floor + this
+	maxTail, maxOnset    int     // frames a decay / onset may be followed
+	pad                  int     // frames added on both sides of every island
+}
+
+var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, floorRaiseDb: 6, maxRaiseDb: 4, silentGapDb: 20, speechDepthDb: 40, trimDepthDb: 20,
+	riseDb: 1, floorMarginDb: 3, maxTail: 25, maxOnset: 8, pad: 0}
+
+// island is a detected stretch of speech: [rs, re) as the level detection
+// found it (raw), [s, e) after the decay/onset protection and padding.
+type island struct{ rs, re, s, e int }
+
+// smoothed returns the centred moving average of the frame powers over
+// tu.smooth frames, in dB.
+func (m *maker) smoothed() []float32 {
+	out := make([]float32, m.n)
+	h := m.tu.smooth / 2
+	pw := func(i int) float64 { return math.Pow(10, m.level(i)/10) }
+	sum, cnt := 0.0, 0
+	for i := 0; i < min(h, m.n); i++ {
+		sum += pw(i)
+		cnt++
+	}
+	for i := 0; i < m.n; i++ {
+		if j := i + h; j < m.n {
+			sum += pw(j)
+			cnt++
+		}
+		if j := i - h - 1; j >= 0 {
+			sum -= pw(j)
+			cnt--
+		}
+		out[i] = float32(10 * math.Log10(max(sum/float64(cnt), 1e-12)))
+	}
+	return out
+}
+
+// percentile returns the p-quantile of levels in 0.5 dB bins.
+func percentile(levels []float32, p float64) float64 {
+	const lo, hi, bin = dsp.FloorDb, 20.0, 0.5
+	var hist [int((hi-lo)/bin) + 1]int
+	for _, v := range levels {
+		hist[int((min(max(float64(v), lo), hi)-lo)/bin)]++
+	}
+	target, acc := max(int(math.Ceil(p*float64(len(levels)))), 1), 0
+	for b, c := range hist {
+		acc += c
+		if acc >= target {
+			return lo + float64(b)*bin
+		}
+	}
+	return hi
+}
+
+// detect returns the speech islands, sorted and disjoint: runs of frames at
+// or over the close level that reach the open level, then widened over
+// word decays and soft onsets.
+func (m *maker) detect() []island {
+	if m.n == 0 {
+		return nil
+	}
+	tu := m.tu
+	lv := m.smoothed()
+	floor := percentile(lv, 0.10)
+	open := m.thr
+	if m.auto {
+		open = max(open, min(floor+tu.floorRaiseDb, m.thr+tu.maxRaiseDb))
+		if floor < m.noise-tu.silentGapDb {
+			// The pauses are digital silence, which the analysis's noise
+			// floor leaves out: anything well over it is sound.
+			open = min(open, max(floor+tu.silentGapDb, m.speech-tu.speechDepthDb))
+		}
+	}
+	m.open = open
+	hyst := min(max((open-floor)/2, tu.minHystDb), tu.maxHystDb)
+	closeLv := open - hyst
+	stop := max(floor+tu.floorMarginDb, dsp.FloorDb+1)
+	l := func(i int) float64 { return float64(lv[i]) }
+	var out []island
+	for i := 0; i < m.n; {
+		if l(i) < closeLv {
+			i++
+			continue
+		}
+		i0, reached := i, false
+		for ; i < m.n && l(i) >= closeLv; i++ {
+			reached = reached || l(i) >= open
+		}
+		if !reached {
+			continue
+		}
+		rs := i0
+		re := i
+		// The raw island runs from the first to the last frame whose own
+		// (unsmoothed) level reaches the open level: the narrowest sensible
+		// reading of the speech, so the widest of the silence.
+		for rs < re-1 && m.level(rs) < open {
+			rs++
+		}
+		for re > rs+1 && m.level(re-1) < open {
+			re--
+		}
+		// Follow the decay while the level keeps falling (within riseDb)
+		// and stays audible over the floor.
+		e := i
+		for k := 0; k < tu.maxTail && e < m.n; k++ {
+			if l(e) > l(e-1)+tu.riseDb || l(e) < stop {
+				break
+			}
+			e++
+		}
+		// Follow a soft onset backwards the same way.
+		s := i0
+		for k := 0; k < tu.maxOnset && s > 0; k++ {
+			if l(s-1) > l(s)+tu.riseDb || l(s-1) < stop {
+				break
+			}
+			s--
+		}
+		// Smoothing smears an island over the frames next to it: give back
+		// the frames whose own level is far under the open level.
+		for e > re && m.level(e-1) < open-tu.trimDepthDb {
+			e--
+		}
+		for s < rs && m.level(s) < open-tu.trimDepthDb {
+			s++
+		}
+		s, e = max(s-tu.pad, 0), min(e+tu.pad, m.n)
+		if k := len(out) - 1; k >= 0 && s <= out[k].e {
+			out[k].e, out[k].re = max(out[k].e, e), re
+		} else {
+			out = append(out, island{rs, re, s, e})
+		}
+		i = max(i, e)
+	}
+	return out
+}
+
+// t converts a frame boundary to seconds, clamped to the duration.
+func (m *maker) t(i int) float64 { return min(float64(i)*m.fs, m.dur) }
+
+// silenceCuts applies minSpeech, minSilence and keepSilence to the
+// silences between islands and snaps the cut edges.
+func (m *maker) silenceCuts(islands []island, p Params) []Cut {
+	minSpeech := int(math.Round(p.MinSpeechMs / 1000 / m.fs))
+	// A region is a silence between two kept islands (or a file edge),
+	// running through the short islands it absorbed: [s, e) between the
+	// protected island edges, [rs, re) between the raw ones.
+	type region struct {
+		s, e, rs, re int
+		shorts       []island
+	}
+	var regs []region
+	cur := region{}
+	for _, is := range islands {
+		whole := is.s == 0 && is.e >= m.n
+		if !whole && is.re-is.rs < minSpeech {
+			cur.shorts = append(cur.shorts, is) // judged on the raw island
+			continue
+		}
+		cur.e, cur.re = is.s, is.rs
+		regs = append(regs, cur)
+		cur = region{s: is.e, rs: is.re}
+	}
+	cur.e, cur.re = m.n, m.n
+	regs = append(regs, cur)
+
+	keep := p.KeepSilenceMs / 1000
+	var cuts []Cut
+	for _, r := range regs {
+		if r.e <= r.s {
+			continue
+		}
+		a, b := m.t(r.s), m.t(r.e)
+		if m.t(r.re)-m.t(r.rs) < p.MinSilenceSec-m.fs || b-a <= keep+1e-9 {
+			continue
+		}
+		atStart, atEnd := r.s == 0, r.e >= m.n
+		cs, ce := a+keep/2, b-keep/2
+		switch {
+		case atStart && atEnd:
+			cs, ce = 0, m.dur
+		case atStart:
+			cs, ce = 0, b-keep
+		case atEnd:
+			cs, ce = a+keep, m.dur
+		}
+		if !atStart {
+			cs = m.snap(cs, a, ce)
+		}
+		if !atEnd {
+			ce = m.snap(ce, cs, b)
+		}
+		if ce <= cs {
+			continue
+		}
+		// Split the cut by reason: the short islands it covers are
+		// "short-speech", the rest "silence".
+		pos := cs
+		for _, is := range r.shorts {
+			is0, is1 := max(m.t(is.s), cs), min(m.t(is.e), ce)
+			if is1 <= is0 {
+				continue
+			}
+			if is0 > pos {
+				cuts = append(cuts, Cut{pos, is0, ReasonSilence})
+			}
+			cuts = append(cuts, Cut{is0, is1, ReasonShortSpeech})
+			pos = is1
+		}
+		if pos < ce {
+			cuts = append(cuts, Cut{pos, ce, ReasonSilence})
+		}
+	}
+	return cuts
+}
+
+// snap moves the cut edge t by up to snapFrames envelope frames to a frame
+// whose peak is at least snapMinGainDb quieter, staying within (lo, hi).
+func (m *maker) snap(t, lo, hi float64) float64 {
+	if m.n == 0 {
+		return t
+	}
+	frame := func(x float64) int { return min(max(int(math.Floor(x/m.fs+1e-9)), 0), m.n-1) }
+	best, bestQ := t, m.peak(frame(t))
+	for _, k := range []int{-1, 1} {
+		for d := 1; d <= snapFrames; d++ {
+			x := t + float64(k*d)*m.fs
+			if x < lo || x > hi || x <= 0 || x >= m.dur {
+				continue
+			}
+			if q := m.peak(frame(x)); q < bestQ-snapMinGainDb {
+				best, bestQ = x, q
+			}
+		}
+	}
+	return best
+}
+
+// mergeExtra merges extra cuts into the silence cuts: where they overlap
+// the extra cut's reason wins. The result is sorted and disjoint.
+func mergeExtra(cuts []Cut, extra []Cut, dur float64) []Cut {
+	if len(extra) == 0 {
+		return cuts
+	}
+	ex := make([]Cut, 0, len(extra))
+	for _, c := range extra {
+		c.Start, c.End = max(c.Start, 0), min(c.End, dur)
+		if c.End <= c.Start {
+			continue
+		}
+		if c.Reason == "" {
+			c.Reason = ReasonFiller
+		}
+		ex = append(ex, c)
+	}
+	slices.SortFunc(ex, func(x, y Cut) int {
+		switch {
+		case x.Start < y.Start:
+			return -1
+		case x.Start > y.Start:
+			return 1
+		}
+		return 0
+	})
+	// Union overlapping extra cuts (the first one's reason stays).
+	var u []Cut
+	for _, c := range ex {
+		if len(u) > 0 && c.Start <= u[len(u)-1].End {
+			u[len(u)-1].End = max(u[len(u)-1].End, c.End)
+			continue
+		}
+		u = append(u, c)
+	}
+	// Subtract the extra cuts from the silence cuts, then interleave.
+	out := make([]Cut, 0, len(cuts)+len(u))
+	j := 0
+	for _, c := range cuts {
+		for j < len(u) && u[j].End <= c.Start {
+			j++
+		}
+		pos := c.Start
+		for k := j; k < len(u) && u[k].Start < c.End; k++ {
+			if u[k].Start > pos {
+				out = append(out, Cut{pos, u[k].Start, c.Reason})
+			}
+			pos = max(pos, u[k].End)
+		}
+		if pos < c.End {
+			out = append(out, Cut{pos, c.End, c.Reason})
+		}
+	}
+	out = append(out, u...)
+	slices.SortStableFunc(out, func(x, y Cut) int {
+		switch {
+		case x.Start < y.Start:
+			return -1
+		case x.Start > y.Start:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// round6 rounds seconds to the microsecond.
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// finish rounds the cuts, merges touching cuts of the same reason, absorbs
+// slivers of kept audio, and fills Keep and Stats.
+func (pl *Plan) finish(cuts []Cut, dur float64) {
+	dur = round6(dur)
+	var out []Cut
+	for _, c := range cuts {
+		c.Start, c.End = round6(max(c.Start, 0)), round6(min(c.End, dur))
+		if len(out) > 0 {
+			last := &out[len(out)-1]
+			c.Start = max(c.Start, last.End)
+			if c.End <= c.Start {
+				continue
+			}
+			if c.Start-last.End < minKeepSec {
+				if c.Reason == last.Reason {
+					last.End = c.End
+					continue
+				}
+				last.End = c.Start
+			}
+		} else if c.Start < minKeepSec {
+			c.Start = 0
+		}
+		if c.End <= c.Start {
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(out) > 0 && dur-out[len(out)-1].End < minKeepSec {
+		out[len(out)-1].End = dur
+	}
+	keep := []Range{}
+	pos := 0.0
+	for _, c := range out {
+		if c.Start > pos {
+			keep = append(keep, Range{Start: pos, End: c.Start})
+		}
+		pos = c.End
+	}
+	if pos < dur {
+		keep = append(keep, Range{Start: pos, End: dur})
+	}
+	if out == nil {
+		out = []Cut{}
+	}
+	final := 0.0
+	for _, k := range keep {
+		final += k.End - k.Start
+	}
+	final = round6(final)
+	pl.Cuts, pl.Keep = out, keep
+	pl.Stats = Stats{OriginalSec: dur, FinalSec: final, SavedSec: round6(dur - final), CutsCount: len(out)}
+	if dur > 0 {
+		pl.Stats.SavedPct = math.Round((dur-final)/dur*100*1000) / 1000
+	}
+}

@@ -1,0 +1,117 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Allowed ranges of the parameters (the API's contract).
+const (
+	MinThresholdDb   = -70.0
+	MaxThresholdDb   = -10.0
+	MinMinSilenceSec = 0.2
+	MaxMinSilenceSec = 10.0
+	MinKeepSilenceMs = 0.0
+	MaxKeepSilenceMs = 2000.0
+	MinMinSpeechMs   = 0.0
+	MaxMinSpeechMs   = 2000.0
+)
+
+// Validate checks every parameter against its allowed range. The error
+// wraps ErrInvalidParams and names the field and the range; NaN and
+// infinities are refused. A nil ThresholdDb (automatic) is valid.
+func (p Params) Validate() error {
+	check := func(name string, v, lo, hi float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi {
+			return fmt.Errorf("%w: %s is %v, allowed %g to %g", ErrInvalidParams, name, v, lo, hi)
+		}
+		return nil
+	}
+	if p.ThresholdDb != nil {
+		if err := check("thresholdDb", *p.ThresholdDb, MinThresholdDb, MaxThresholdDb); err != nil {
+			return err
+		}
+	}
+	if err := check("minSilenceSec", p.MinSilenceSec, MinMinSilenceSec, MaxMinSilenceSec); err != nil {
+		return err
+	}
+	if err := check("keepSilenceMs", p.KeepSilenceMs, MinKeepSilenceMs, MaxKeepSilenceMs); err != nil {
+		return err
+	}
+	return check("minSpeechMs", p.MinSpeechMs, MinMinSpeechMs, MaxMinSpeechMs)
+}
+
+// Normalization targets a preset may ask for (the export's normalize field).
+const (
+	NormalizeNone    = "none"
+	NormalizePodcast = "podcast" // -16 LUFS integrated
+	NormalizeYouTube = "youtube" // -14 LUFS integrated
+)
+
+// Preset is a named starting point: analysis parameters plus export
+// defaults (normalization, 70 Hz rumble filter, denoise). Explicit request
+// parameters override it. The export format is not part of a preset.
+type Preset struct {
+	Name      string `json:"name"`
+	Params    Params `json:"params"`
+	Normalize string `json:"normalize"`
+	Rumble    bool   `json:"rumble"`
+	Denoise   bool   `json:"denoise"`
+}
+
+// DefaultPresetName is the preset a request without one gets.
+const DefaultPresetName = "podcast"
+
+// Presets returns the presets in their documented order. All use the
+// automatic threshold (nil ThresholdDb).
+//
+//   - podcast (the default): cuts pauses of 0.6 s or more down to 250 ms,
+//     so the rhythm of conversation stays natural; a stray noise under
+//     120 ms inside a pause (a click, a mouse, a lip smack) goes with it.
+//     Normalized to -16 LUFS (the podcast platforms' target).
+//   - youtube: tighter, pauses of 0.35 s or more down to 120 ms, stray
+//     sounds under 150 ms dropped; -14 LUFS.
+//   - cours (lectures): only long pauses (1.2 s) go, down to 500 ms, so a
+//     teacher's thinking pauses and board writing stay readable.
+//   - interview: pauses of 0.9 s or more down to 350 ms, to keep the
+//     turn-taking between two voices audible.
+//   - radical: every pause of 0.2 s or more down to 60 ms and every island
+//     under 250 ms removed; fast jump-cut style, may drop short words.
+//
+// The values are the issue's starting table; the corpus accuracy test
+// (corpus_test.go) showed detection itself needs no per-preset threshold
+// change, so the presets differ only in how much of a pause they keep.
+func Presets() []Preset {
+	return []Preset{
+		{Name: "podcast", Params: Params{MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120}, Normalize: NormalizePodcast, Rumble: true},
+		{Name: "youtube", Params: Params{MinSilenceSec: 0.35, KeepSilenceMs: 120, MinSpeechMs: 150}, Normalize: NormalizeYouTube, Rumble: true},
+		{Name: "cours", Params: Params{MinSilenceSec: 1.2, KeepSilenceMs: 500, MinSpeechMs: 100}, Normalize: NormalizePodcast, Rumble: true},
+		{Name: "interview", Params: Params{MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150}, Normalize: NormalizePodcast, Rumble: true},
+		{Name: "radical", Params: Params{MinSilenceSec: 0.2, KeepSilenceMs: 60, MinSpeechMs: 250}, Normalize: NormalizeYouTube, Rumble: true},
+	}
+}
+
+// DefaultPreset returns what a request without a preset gets: the podcast
+// preset (automatic threshold, 0.6 s / 250 ms / 120 ms, -16 LUFS, rumble
+// filter on, no denoise).
+func DefaultPreset() Preset {
+	p, _ := LookupPreset(DefaultPresetName)
+	return p
+}
+
+// LookupPreset returns the named preset (case-insensitive); "" is the
+// default preset. An unknown name wraps ErrInvalidParams.
+func LookupPreset(name string) (Preset, error) {
+	if name == "" {
+		name = DefaultPresetName
+	}
+	names := make([]string, 0, 5)
+	for _, p := range Presets() {
+		if strings.EqualFold(p.Name, name) {
+			return p, nil
+		}
+		names = append(names, p.Name)
+	}
+	return Preset{}, fmt.Errorf("%w: preset %q unknown, allowed %s", ErrInvalidParams, name, strings.Join(names, ", "))
+}
