@@ -31,8 +31,17 @@ const (
 // streaming pass: K-weighted 100 ms block energies (loudness, LRA,
 // LoudnessOf), momentary and short-term maxima, sample and true peak and the
 // 10 ms envelope. Memory grows only with the kept blocks and envelope
-// (about 9 MB per hour at any sample rate). Create it with NewAnalyzer,
+// (about 3 MB per hour at any sample rate). Create it with NewAnalyzer,
 // feed it with Write, and call Result at the end. Not safe for concurrent use.
+//
+// Time is cut at round(k*rate/100) samples, so 10 ms frames and 100 ms
+// blocks stay aligned to time at any rate (a prime rate too). Integrated
+// loudness and LRA are computed from the 100 ms blocks exactly as BS.1770-4
+// and Tech 3342 describe (400 ms / 3 s windows every 100 ms); the momentary
+// and short-term maxima slide over the 10 ms frames instead, so a short
+// burst is measured at most 5 ms off its best alignment. A final partial
+// 100 ms block is left out of the loudness (as libebur128 does) but its 10 ms
+// frames are in the envelope.
 type Analyzer struct {
 	format  Format
 	ch      int
