@@ -34,7 +34,7 @@ type testEnv struct {
 	logs *bytes.Buffer
 }
 
-func newTestEnv(t *testing.T, mutate func(*Config)) *testEnv {
+func newTestEnv(t testing.TB, mutate func(*Config)) *testEnv {
 	t.Helper()
 	keys := NewKeyStore()
 	if err := keys.ParseKeys(proKey + ":pro," + proKey2 + ":pro\n" + freeKey + ":free"); err != nil {
@@ -56,7 +56,7 @@ func newTestEnv(t *testing.T, mutate func(*Config)) *testEnv {
 }
 
 // call sends a request and returns the response with its body read.
-func (e *testEnv) call(t *testing.T, method, path, key string, body io.Reader, hdr map[string]string) (*http.Response, []byte) {
+func (e *testEnv) call(t testing.TB, method, path, key string, body io.Reader, hdr map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, e.srv.URL+path, body)
 	if err != nil {
@@ -81,7 +81,7 @@ func (e *testEnv) call(t *testing.T, method, path, key string, body io.Reader, h
 }
 
 // upload creates a job with Form B.
-func (e *testEnv) upload(t *testing.T, key, name string, data string) JobView {
+func (e *testEnv) upload(t testing.TB, key, name string, data string) JobView {
 	t.Helper()
 	resp, b := e.call(t, "POST", "/api/v1/jobs", key, strings.NewReader(data), map[string]string{"X-Filename": name})
 	if resp.StatusCode != 202 {
@@ -94,7 +94,7 @@ func (e *testEnv) upload(t *testing.T, key, name string, data string) JobView {
 	return v
 }
 
-func decodeErr(t *testing.T, b []byte) errorBody {
+func decodeErr(t testing.TB, b []byte) errorBody {
 	t.Helper()
 	var e errorBody
 	if err := json.Unmarshal(b, &e); err != nil || e.Error == "" || e.Code == "" {
