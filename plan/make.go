@@ -84,7 +84,7 @@ type maker struct {
 	speech     float64
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
-	open       float64 // the open level detection used
+	open       float64 // the threshold detection used (reported in the plan)
 }
 
 // level returns frame i's RMS level in dB (NaN reads as the floor).
@@ -113,7 +113,8 @@ func (m *maker) peak(i int) float64 {
 // them, Make uses defaultTuning.
 type tuning struct {
 	smooth               int     // frames of the centred power average detection runs on (odd)
-	maxHystDb, minHystDb float64 // gap between open and close level
+	maxHystDb, minHystDb float64 // gap between open and close level (automatic threshold)
+	explicitHystDb       float64 // open level over a given threshold
 	floorRaiseDb         float64 // the automatic open level is at least floor + this ...
 	maxRaiseDb           float64 // ... raised by at most this over the analysis threshold
 	silentGapDb          float64 // floor this far under the analysis noise floor: pauses are digital silence
@@ -125,7 +126,7 @@ type tuning struct {
 	pad                  int     // frames added on both sides of every island
 }
 
-var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, floorRaiseDb: 6, maxRaiseDb: 4, silentGapDb: 20, speechDepthDb: 40, trimDepthDb: 20,
+var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, floorRaiseDb: 6, maxRaiseDb: 4, silentGapDb: 20, speechDepthDb: 40, trimDepthDb: 20,
 	riseDb: 1, floorMarginDb: 3, maxTail: 25, maxOnset: 8, pad: 0}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
@@ -184,18 +185,21 @@ func (m *maker) detect() []island {
 	tu := m.tu
 	lv := m.smoothed()
 	floor := percentile(lv, 0.10)
-	open := m.thr
+	// Automatic threshold: it is the open level, the close level sits
+	// under it. Given threshold: it is the close level (everything under
+	// it is silence), the open level sits explicitHystDb over it.
+	open, closeLv := m.thr+tu.explicitHystDb, m.thr
+	m.open = m.thr
 	if m.auto {
-		open = max(open, min(floor+tu.floorRaiseDb, m.thr+tu.maxRaiseDb))
+		open = max(m.thr, min(floor+tu.floorRaiseDb, m.thr+tu.maxRaiseDb))
 		if floor < m.noise-tu.silentGapDb {
 			// The pauses are digital silence, which the analysis's noise
 			// floor leaves out: anything well over it is sound.
 			open = min(open, max(floor+tu.silentGapDb, m.speech-tu.speechDepthDb))
 		}
+		closeLv = open - min(max((open-floor)/2, tu.minHystDb), tu.maxHystDb)
+		m.open = open
 	}
-	m.open = open
-	hyst := min(max((open-floor)/2, tu.minHystDb), tu.maxHystDb)
-	closeLv := open - hyst
 	stop := max(floor+tu.floorMarginDb, dsp.FloorDb+1)
 	l := func(i int) float64 { return float64(lv[i]) }
 	var out []island
@@ -307,10 +311,13 @@ func (m *maker) silenceCuts(islands []island, p Params) []Cut {
 		case atEnd:
 			cs, ce = a+keep, m.dur
 		}
-		if !atStart {
+		// With keepSilence 0 the edges sit on the (protected) speech
+		// edges already; otherwise they lie inside the pause and may move
+		// to a quieter frame.
+		if !atStart && keep > 0 {
 			cs = m.snap(cs, a, ce)
 		}
-		if !atEnd {
+		if !atEnd && keep > 0 {
 			ce = m.snap(ce, cs, b)
 		}
 		if ce <= cs {
