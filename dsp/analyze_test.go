@@ -354,7 +354,7 @@ func TestFMAPathsAgree(t *testing.T) {
 			}
 			res[i] = an.Result(Info{})
 		}
-		if d := cmp.Diff(res[0], res[1], cmpopts.EquateApprox(1e-9, 1e-15)); d != "" {
+		if d := cmp.Diff(res[0], res[1], cmpopts.EquateApprox(1e-6, 1e-15)); d != "" {
 			t.Errorf("%d channels: FMA and plain recursions differ (-plain +fma):\n%s", ch, d)
 		}
 	}

@@ -116,3 +116,19 @@ func TestTruePeakPruningExact(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTruePeakFull oversamples 1 s of 44.1 kHz noise (little can be
+// pruned: noise peaks often come near the running maximum).
+func BenchmarkTruePeakFull(b *testing.B) {
+	x := make([]float32, 44100+tpTaps-1)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range x {
+		x[i] = float32(rng.NormFloat64() * 0.1)
+	}
+	m := newTruePeakMeter(44100, 1)
+	for i := 0; i < b.N; i++ {
+		m.max = 0
+		m.interpolate(x)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "x_realtime_mono")
+}
