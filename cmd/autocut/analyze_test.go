@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeToneWAV writes a 16-bit mono 16 kHz WAV: for each segment, sec
+// seconds of a 440 Hz tone at amp (0 is digital silence).
+func writeToneWAV(t *testing.T, segs ...[2]float64) string {
+	t.Helper()
+	const rate = 16000
+	var pcm []int16
+	for _, s := range segs {
+		for i := 0; i < int(s[0]*rate); i++ {
+			pcm = append(pcm, int16(s[1]*32767*math.Sin(2*math.Pi*440*float64(len(pcm))/rate)))
+		}
+	}
+	var b bytes.Buffer
+	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("RIFF")
+	w(uint32(36 + 2*len(pcm)))
+	b.WriteString("WAVEfmt ")
+	w(uint32(16))
+	w(uint16(1))
+	w(uint16(1))
+	w(uint32(rate))
+	w(uint32(2 * rate))
+	w(uint16(2))
+	w(uint16(16))
+	b.WriteString("data")
+	w(uint32(2 * len(pcm)))
+	w(pcm)
+	path := filepath.Join(t.TempDir(), "in.wav")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestAnalyzeCommand(t *testing.T) {
+	speech := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	silent := writeToneWAV(t, [2]float64{2, 0})
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		cuts     [][2]float64 // expected plan cuts (nil: no plan)
+		keepSec  float64
+		planErr  string
+		stderrIn string
+	}{
+		{name: "default preset", args: []string{"analyze", speech}, code: 0,
+			cuts: [][2]float64{{1.125, 1.875}}, keepSec: 2.25},
+		{name: "flags after file override the preset", args: []string{"analyze", speech, "--keep-silence", "0", "--min-silence", "0.5"}, code: 0,
+			cuts: [][2]float64{{1, 2}}, keepSec: 2},
+		{name: "given threshold", args: []string{"analyze", "--preset", "youtube", "--threshold", "-40", speech}, code: 0,
+			cuts: [][2]float64{{1.06, 1.94}}, keepSec: 2.12},
+		{name: "nothing to keep", args: []string{"analyze", silent}, code: 1,
+			cuts: [][2]float64{{0, 2}}, keepSec: 0, planErr: "nothing to keep"},
+		{name: "unknown preset", args: []string{"analyze", "--preset", "loud", speech}, code: 2, stderrIn: "preset \"loud\" unknown"},
+		{name: "param out of range", args: []string{"analyze", "--min-silence", "50", speech}, code: 2, stderrIn: "minSilenceSec is 50, allowed 0.2 to 10"},
+		{name: "threshold not a number", args: []string{"analyze", "--threshold", "loud", speech}, code: 2, stderrIn: "invalid value"},
+		{name: "bad decoder", args: []string{"analyze", "--decoder", "magic", speech}, code: 2, stderrIn: "allowed auto, native, ffmpeg"},
+		{name: "no file", args: []string{"analyze"}, code: 2, stderrIn: "exactly one FILE"},
+		{name: "missing file", args: []string{"analyze", filepath.Join(t.TempDir(), "nope.wav")}, code: 1, stderrIn: "no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tc.args, &out, &errb)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, errb.String())
+			}
+			if tc.stderrIn != "" && !strings.Contains(errb.String(), tc.stderrIn) {
+				t.Errorf("stderr %q does not say %q", errb.String(), tc.stderrIn)
+			}
+			if tc.cuts == nil {
+				return
+			}
+			var doc struct {
+				Input struct {
+					Name     string  `json:"name"`
+					Duration float64 `json:"duration"`
+				} `json:"input"`
+				Loudness     map[string]any `json:"loudness"`
+				NoiseFloorDb *float64       `json:"noiseFloorDb"`
+				ThresholdDb  *float64       `json:"thresholdDb"`
+				Envelope     struct {
+					FrameSec float64 `json:"frameSec"`
+					Frames   int     `json:"frames"`
+				} `json:"envelope"`
+				Plan *struct {
+					Cuts []struct{ Start, End float64 } `json:"cuts"`
+					Stats struct {
+						FinalSec float64 `json:"finalSec"`
+					} `json:"stats"`
+				} `json:"plan"`
+				PlanError string `json:"planError"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, out.String())
+			}
+			if doc.Input.Name != "in.wav" || math.Abs(doc.Input.Duration-float64(doc.Envelope.Frames)/100) > 0.011 ||
+				doc.Loudness == nil || doc.NoiseFloorDb == nil || doc.ThresholdDb == nil || doc.Envelope.FrameSec != 0.01 {
+				t.Errorf("analysis fields missing or wrong: %s", out.String())
+			}
+			if doc.Plan == nil {
+				t.Fatalf("no plan: %s", out.String())
+			}
+			var got [][2]float64
+			for _, c := range doc.Plan.Cuts {
+				got = append(got, [2]float64{c.Start, c.End})
+			}
+			if len(got) != len(tc.cuts) {
+				t.Fatalf("cuts %v, want %v", got, tc.cuts)
+			}
+			for i := range got {
+				if math.Abs(got[i][0]-tc.cuts[i][0]) > 0.0105 || math.Abs(got[i][1]-tc.cuts[i][1]) > 0.0105 {
+					t.Errorf("cut %d %v, want %v (+/-10 ms)", i, got[i], tc.cuts[i])
+				}
+			}
+			if math.Abs(doc.Plan.Stats.FinalSec-tc.keepSec) > 0.021 {
+				t.Errorf("finalSec %v, want %v", doc.Plan.Stats.FinalSec, tc.keepSec)
+			}
+			if !strings.Contains(doc.PlanError, tc.planErr) || (tc.planErr == "") != (doc.PlanError == "") {
+				t.Errorf("planError %q, want %q", doc.PlanError, tc.planErr)
+			}
+		})
+	}
+}
