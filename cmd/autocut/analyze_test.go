@@ -98,7 +98,7 @@ func TestAnalyzeCommand(t *testing.T) {
 					Frames   int     `json:"frames"`
 				} `json:"envelope"`
 				Plan *struct {
-					Cuts []struct{ Start, End float64 } `json:"cuts"`
+					Cuts  []struct{ Start, End float64 } `json:"cuts"`
 					Stats struct {
 						FinalSec float64 `json:"finalSec"`
 					} `json:"stats"`
