@@ -8,33 +8,37 @@ import (
 )
 
 func TestEBU3341TruePeak(t *testing.T) {
+	// Frequencies are fractions of the rate (fs/4 = 12 kHz at 48 kHz), so
+	// the same expectations hold at 44.1 kHz.
 	tests := []struct {
 		name             string
-		freq, phaseDeg   float64
+		div, phaseDeg    float64
 		amp              float64
 		want, samplePeak float64
 	}{
-		{"3341-15", 12000, 0, 0.5, -6.0, -6.02},
-		{"3341-16", 12000, 45, 0.5, -6.0, -9.03},
-		{"3341-17", 8000, 60, 0.5, -6.0, -7.27},
-		{"3341-18", 6000, 67.5, 0.5, -6.0, -6.71},
-		{"3341-19", 12000, 45, 1.41, 3.0, -0.03},
+		{"3341-15", 4, 0, 0.5, -6.0, -6.02},
+		{"3341-16", 4, 45, 0.5, -6.0, -9.03},
+		{"3341-17", 6, 60, 0.5, -6.0, -7.27},
+		{"3341-18", 8, 67.5, 0.5, -6.0, -6.71},
+		{"3341-19", 4, 45, 1.41, 3.0, -0.03},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := newSynth(48000, 2, tone{2, tc.freq, lv(20 * math.Log10(tc.amp))})
-			s.phase = tc.phaseDeg * math.Pi / 180
-			s.fade = 480
-			a := analyzeSynth(t, s)
-			l := a.Loudness
-			if d := l.TruePeak - tc.want; d > 0.2 || d < -0.4 {
-				t.Errorf("true peak %.3f dBTP, want %.1f +0.2/-0.4", l.TruePeak, tc.want)
-			}
-			if !near(l.SamplePeak, tc.samplePeak, 0.02) {
-				t.Errorf("sample peak %.3f dBFS, want %.2f", l.SamplePeak, tc.samplePeak)
-			}
-			t.Logf("true peak %.3f dBTP, sample peak %.3f dBFS", l.TruePeak, l.SamplePeak)
-		})
+	for _, rate := range []int{48000, 44100} {
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, rate), func(t *testing.T) {
+				s := newSynth(rate, 2, tone{2, float64(rate) / tc.div, lv(20 * math.Log10(tc.amp))})
+				s.phase = tc.phaseDeg * math.Pi / 180
+				s.fade = int64(rate / 100)
+				a := analyzeSynth(t, s)
+				l := a.Loudness
+				if d := l.TruePeak - tc.want; d > 0.2 || d < -0.4 {
+					t.Errorf("true peak %.3f dBTP, want %.1f +0.2/-0.4", l.TruePeak, tc.want)
+				}
+				if !near(l.SamplePeak, tc.samplePeak, 0.02) {
+					t.Errorf("sample peak %.3f dBFS, want %.2f", l.SamplePeak, tc.samplePeak)
+				}
+				t.Logf("true peak %.3f dBTP, sample peak %.3f dBFS", l.TruePeak, l.SamplePeak)
+			})
+		}
 	}
 }
 
