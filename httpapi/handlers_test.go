@@ -383,6 +383,10 @@ func TestDownload(t *testing.T) {
 	if resp.StatusCode != 206 || string(b) != fakeOutput[10:20] || resp.Header.Get("Content-Range") != fmt.Sprintf("bytes 10-19/%d", len(fakeOutput)) {
 		t.Fatalf("range: %d %q %q", resp.StatusCode, b, resp.Header.Get("Content-Range"))
 	}
+	resp, b = e.call(t, "HEAD", "/api/v1/jobs/"+id+"/download", proKey, nil, nil)
+	if resp.StatusCode != 200 || len(b) != 0 || resp.ContentLength != int64(len(fakeOutput)) {
+		t.Fatalf("HEAD: %d %d %q", resp.StatusCode, resp.ContentLength, b)
+	}
 	resp, _ = e.call(t, "GET", "/api/v1/jobs/"+id+"/download", proKey, nil, map[string]string{"If-None-Match": etag})
 	if resp.StatusCode != 304 {
 		t.Fatalf("If-None-Match: %d", resp.StatusCode)

@@ -2,10 +2,13 @@ package httpapi
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"slices"
@@ -174,4 +177,31 @@ func procStatusKB(tb testing.TB, field string) int64 {
 	}
 	tb.Fatalf("%s not in /proc/self/status", field)
 	return 0
+}
+
+// BenchmarkHandlerGet measures the adapter's own cost of GET job (routing,
+// auth hash, JSON, request log, metrics) over the in-memory fake service,
+// without network.
+func BenchmarkHandlerGet(b *testing.B) {
+	keys := NewKeyStore()
+	_ = keys.ParseKeys(proKey + ":pro")
+	fake := newFake()
+	h := New(Config{Service: fake, Keys: keys, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	owner, _ := keys.Lookup(proKey)
+	j, err := fake.Create(context.Background(), jobs.CreateRequest{Owner: owner.Owner, Name: "a.wav"}, strings.NewReader("RIFF"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "/api/v1/jobs/"+j.ID, nil)
+	req.Header.Set("Authorization", "Bearer "+proKey)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 {
+				b.Fatal(w.Code)
+			}
+		}
+	})
 }
