@@ -24,8 +24,11 @@ import (
 type textEngine struct{}
 
 func (textEngine) Sniff(head []byte) string {
-	if strings.HasPrefix(string(head), "RIFF ") {
+	switch {
+	case strings.HasPrefix(string(head), "RIFF "):
 		return "wav"
+	case strings.HasPrefix(string(head), "VIDEO "):
+		return "mp4"
 	}
 	return ""
 }
@@ -43,12 +46,16 @@ func (textEngine) Analyze(ctx context.Context, path string, progress dsp.Progres
 	n, _ := io.ReadFull(f, b)
 	f.Close()
 	b = b[:n]
-	var sec float64
-	if _, err := fmt.Sscanf(string(b), "RIFF %g", &sec); err != nil || sec <= 0 {
+	var (
+		sec  float64
+		kind string
+	)
+	if _, err := fmt.Sscanf(string(b), "%s %g", &kind, &sec); err != nil || sec <= 0 {
 		return nil, fmt.Errorf("%w: test media %q", dsp.ErrUnsupportedFormat, b)
 	}
+	typ := map[string]string{"RIFF": "audio", "VIDEO": "video"}[kind]
 	n = int(sec * 100)
-	a := &dsp.Analysis{Input: dsp.Info{Name: "in.wav", Type: "audio", Format: "wav", Duration: sec, SampleRate: 48000, Channels: 1},
+	a := &dsp.Analysis{Input: dsp.Info{Name: "in.wav", Type: typ, Format: "wav", Duration: sec, SampleRate: 48000, Channels: 1},
 		Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n)},
 		BlockSec: 0.1, Blocks: make([]float64, n/10), ThresholdDb: -40}
 	for i := range n {
@@ -247,6 +254,27 @@ func TestManagerEndToEnd(t *testing.T) {
 			check(t, v, "mp3", "mp3")
 		})
 	}
+	for _, tc := range []struct{ format, container string }{{"mp4", "mp4"}, {"mp4_hq", "mp4"}, {"mp3", "mp3"}} {
+		t.Run("video/"+tc.format, func(t *testing.T) {
+			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("VIDEO 6"),
+				map[string]string{"X-Filename": "clip.mp4", "X-Options": fmt.Sprintf(`{"export":{"format":%q}}`, tc.format)})
+			var v JobView
+			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
+				t.Fatalf("create: %d %s", resp.StatusCode, b)
+			}
+			check(t, v, tc.format, tc.container)
+			if v = e.poll(t, proKey, v.ID, isDone); v.Input.Type != "video" {
+				t.Errorf("input.type %q", v.Input.Type)
+			}
+		})
+	}
+	t.Run("too long", func(t *testing.T) {
+		v := e.upload(t, proKey, "long.wav", "RIFF 10801")
+		v = e.poll(t, proKey, v.ID, isDone)
+		if v.Status != jobs.StatusFailed || v.Error == nil || v.Error.Code != "too_long" {
+			t.Errorf("3 h + 1 s: %+v %+v", v.Status, v.Error)
+		}
+	})
 	// mp4 of an audio input is refused synchronously.
 	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF 6"), map[string]string{"X-Options": `{"export":{"format":"mp4"}}`})
 	if resp.StatusCode/100 != 4 {
@@ -306,6 +334,10 @@ func TestManagerEndToEnd(t *testing.T) {
 		resp, b = e.call(t, "POST", "/api/v1/jobs", proKey, io.MultiReader(strings.NewReader("RIFF 6 "), io.LimitReader(zeroReader{}, 2<<20)), nil)
 		if resp.StatusCode != 413 {
 			t.Errorf("over the manager's limit: %d %s", resp.StatusCode, b)
+		}
+		resp, b = e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF 6"), map[string]string{"X-Options": `{"transcribe":true}`})
+		if resp.StatusCode != 501 || decodeErr(t, b).Code != "transcription_unavailable" {
+			t.Errorf("transcribe without engine: %d %s", resp.StatusCode, b)
 		}
 		resp, _ = e.call(t, "GET", "/api/v1/jobs/job_doesnotexist", proKey, nil, nil)
 		if resp.StatusCode != 404 {
