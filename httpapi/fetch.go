@@ -162,8 +162,12 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		return n, fmt.Errorf("%w: the input exceeds the limit", jobs.ErrTooLarge)
 	}
 	b.left -= int64(n)
-	if err != nil && !errors.Is(err, io.EOF) && b.idle > 0 {
-		err = fmt.Errorf("%w: %v", ErrURLFetch, err)
+	if err != nil && !errors.Is(err, io.EOF) {
+		if b.idle > 0 { // a download
+			err = fmt.Errorf("%w: %v", ErrURLFetch, err)
+		} else { // the client's upload broke off
+			err = fmt.Errorf("%w: upload interrupted: %v", ErrBadRequest, err)
+		}
 	}
 	return n, err
 }

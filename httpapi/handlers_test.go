@@ -9,10 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -272,6 +274,23 @@ func TestUploadLimit(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 202 || e.fake.read != 1<<20 {
 		t.Fatalf("at the limit: %d, read %d", resp.StatusCode, e.fake.read)
+	}
+}
+
+// TestInterruptedUpload: a client that stops mid-body gets a 400, not a 500.
+func TestInterruptedUpload(t *testing.T) {
+	e := newTestEnv(t, nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 100000\r\n\r\nRIFF partial", proKey)
+	time.Sleep(100 * time.Millisecond)
+	conn.(*net.TCPConn).CloseWrite()
+	b, _ := io.ReadAll(conn)
+	conn.Close()
+	if !strings.HasPrefix(string(b), "HTTP/1.1 400") || !strings.Contains(string(b), "upload interrupted") {
+		t.Fatalf("response: %q", b)
 	}
 }
 
