@@ -256,3 +256,22 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// TestServeUsage: command-line mistakes exit 2 before anything starts.
+func TestServeUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "extra-arg"},
+		{"serve", "--workers", "many"},
+		{"serve", "--no-such-flag"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(t.Context(), args, io.Discard, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
+		}
+	}
+	var stderr bytes.Buffer
+	if code := run(t.Context(), []string{"serve", "--keys", filepath.Join(t.TempDir(), "missing"), "--data", t.TempDir()}, io.Discard, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "keys file") {
+		t.Errorf("missing keys file: exit %d %s", code, stderr.String())
+	}
+}
