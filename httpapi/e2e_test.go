@@ -128,6 +128,12 @@ func (textEngine) OutputName(in, format string) string {
 
 // managerEnv serves the adapter over a real jobs.Manager on a temp dir.
 func managerEnv(t testing.TB, mod func(*jobs.Config)) *testEnv {
+	return managerEnvLog(t, mod, nil)
+}
+
+// managerEnvLog is managerEnv with the adapter's request log going to
+// logTo (nil: a buffer the test can read).
+func managerEnvLog(t testing.TB, mod func(*jobs.Config), logTo io.Writer) *testEnv {
 	t.Helper()
 	cfg := jobs.Config{DataDir: t.TempDir(), Workers: 2, Engine: textEngine{}, PollInterval: 20 * time.Millisecond,
 		RetentionInterval: time.Hour, MaxInputBytes: 1 << 20,
@@ -152,6 +158,9 @@ func managerEnv(t testing.TB, mod func(*jobs.Config)) *testEnv {
 	})
 	e := newTestEnv(t, func(c *Config) {
 		c.Service, c.Ready, c.Collectors, c.AllowPrivateURLs = m, m.Ready, m.Collectors(), true
+		if logTo != nil {
+			c.Logger = slog.New(slog.NewTextHandler(logTo, nil))
+		}
 	})
 	e.fake = nil
 	return e
