@@ -1,0 +1,64 @@
+package plan
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// speechLikeEnvelope returns n frames alternating speech (-30..-15 dB) and
+// pauses (-60 dB noise) of random lengths, like a long recording.
+func speechLikeEnvelope(n int) *dsp.Analysis {
+	r := rand.New(rand.NewPCG(7, 7))
+	rms := make([]float32, n)
+	peak := make([]float32, n)
+	for i := 0; i < n; {
+		speech := r.IntN(400) + 20 // 0.2 to 4.2 s
+		pause := r.IntN(150) + 5   // 50 ms to 1.55 s
+		for k := 0; k < speech && i < n; k, i = k+1, i+1 {
+			rms[i] = float32(-30 + 15*r.Float64())
+			peak[i] = rms[i] + 6
+		}
+		for k := 0; k < pause && i < n; k, i = k+1, i+1 {
+			rms[i] = float32(-60 + 2*r.NormFloat64())
+			peak[i] = rms[i] + 10
+		}
+	}
+	return &dsp.Analysis{
+		Input:         dsp.Info{Duration: float64(n) * 0.01},
+		NoiseFloorDb:  -61,
+		SpeechLevelDb: -16,
+		ThresholdDb:   -45,
+		Envelope:      dsp.Envelope{FrameSec: 0.01, RMSDb: rms, PeakDb: peak},
+	}
+}
+
+// BenchmarkMake3h plans a 3-hour envelope (1.08 M frames) with the default
+// preset and a few hundred filler cuts. Required: under 50 ms per plan.
+func BenchmarkMake3h(b *testing.B) {
+	a := speechLikeEnvelope(3 * 3600 * 100)
+	var extra []Cut
+	for t := 5.0; t < 3*3600; t += 37 {
+		extra = append(extra, Cut{Start: t, End: t + 0.3, Reason: ReasonFiller})
+	}
+	p := DefaultPreset().Params
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		pl, err := Make(a, p, extra)
+		if err != nil || len(pl.Cuts) < 1000 {
+			b.Fatalf("%v, %d cuts", err, len(pl.Cuts))
+		}
+	}
+}
+
+// TestDBTable checks the table conversions against math within 0.005 dB.
+func TestDBTable(t *testing.T) {
+	tb := newDBTable()
+	for db := -119.99; db < 19.99; db += 0.0731 {
+		if got := tb.db(tb.power(db)); got < db-0.006 || got > db+0.006 {
+			t.Fatalf("db(power(%v)) = %v", db, got)
+		}
+	}
+}
