@@ -119,6 +119,8 @@ type tuning struct {
 	maxRaiseDb           float64 // ... raised by at most this over the analysis threshold
 	silentGapDb          float64 // floor this far under the analysis noise floor: pauses are digital silence
 	speechDepthDb        float64 // then the open level may go down to speech level - this
+	plateauDb            float64 // the 25th percentile within this of the floor: the pauses form a plateau
+	noPlateauDepthDb     float64 // without a plateau, the open level is at least this under the speech level
 	trimDepthDb          float64 // protected edge frames this far under the open level are given back
 	riseDb               float64 // rise tolerated while following a decay/onset
 	floorMarginDb        float64 // a decay is followed down to floor + this
@@ -126,7 +128,7 @@ type tuning struct {
 	pad                  int     // frames added on both sides of every island
 }
 
-var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, floorRaiseDb: 6, maxRaiseDb: 4, silentGapDb: 20, speechDepthDb: 40, trimDepthDb: 20,
+var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, floorRaiseDb: 6, maxRaiseDb: 4, silentGapDb: 20, speechDepthDb: 40, trimDepthDb: 20, plateauDb: 3, noPlateauDepthDb: 20,
 	riseDb: 1, floorMarginDb: 3, maxTail: 25, maxOnset: 8, pad: 0}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
@@ -256,6 +258,12 @@ func (m *maker) detect() []island {
 			// The pauses are digital silence, which the analysis's noise
 			// floor leaves out: anything well over it is sound.
 			open = min(open, max(floor+tu.silentGapDb, m.speech-tu.speechDepthDb))
+		}
+		if percentile(lv, 0.25)-floor > tu.plateauDb {
+			// No plateau of steady floor: the quiet frames are quiet
+			// programme (music), not pauses. Only what lies well under the
+			// programme level is silence.
+			open = min(open, m.speech-tu.noPlateauDepthDb)
 		}
 		closeLv = open - min(max((open-floor)/2, tu.minHystDb), tu.maxHystDb)
 		m.open = open

@@ -17,7 +17,10 @@
 //     floor's scatter cannot open speech; when that floor lies more than
 //     20 dB under the analysis's noise floor (pauses of digital silence,
 //     which the analysis leaves out) it is lowered to max(floor + 20 dB,
-//     speech level - 40 dB). The close level sits half-way down to the
+//     speech level - 40 dB). When the smoothed levels show no plateau of
+//     steady floor (their 25th percentile more than 3 dB over the 10th: the
+//     quiet frames are quiet programme, as in music, not pauses) it is
+//     capped at the speech level - 20 dB. The close level sits half-way down to the
 //     floor (1 to 12 dB under the open level). Plan.ThresholdDb reports the
 //     open level used.
 //   - Given threshold: it is the close level (a frame under it is silence,
