@@ -133,7 +133,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
-type island struct{ rs, re, s, e int }
+type island struct{ rs, re, s, e, hs, he int }
 
 // dbTable converts dB to power and back quickly: powers of the levels in
 // 0.01 dB steps from dsp.FloorDb to +20 dB, and log10 of mantissas in
@@ -321,9 +321,9 @@ func (m *maker) detect() []island {
 		}
 		s, e = max(s-tu.pad, 0), min(e+tu.pad, m.n)
 		if k := len(out) - 1; k >= 0 && s <= out[k].e {
-			out[k].e, out[k].re = max(out[k].e, e), re
+			out[k].e, out[k].re, out[k].he = max(out[k].e, e), re, i
 		} else {
-			out = append(out, island{rs, re, s, e})
+			out = append(out, island{rs, re, s, e, i0, i})
 		}
 		i = max(i, e)
 	}
@@ -348,7 +348,7 @@ func (m *maker) silenceCuts(islands []island, p Params) []Cut {
 	cur := region{}
 	for _, is := range islands {
 		whole := is.s == 0 && is.e >= m.n
-		if !whole && is.re-is.rs < minSpeech {
+		if !whole && is.he-is.hs < minSpeech {
 			cur.shorts = append(cur.shorts, is) // judged on the raw island
 			continue
 		}

@@ -33,18 +33,23 @@
 // protection whose own level is more than 20 dB under the open level are
 // given back (they are the smoothing's smear into a clean pause, not sound).
 //
-// The raw island, on which minSpeech and minSilence are judged, runs from
-// its first to its last frame whose own (unsmoothed) level reaches the
-// open level. The protected island is where the cuts end.
+// Three extents of an island matter: the detection run (the hysteresis
+// run on the smoothed level, before any protection), on which minSpeech is
+// judged; the raw island, from its first to its last frame whose own
+// (unsmoothed) level reaches the open level, between which pauses are
+// measured for minSilence (the widest sensible reading of a pause); and the
+// protected island, where the cuts end.
 //
 // # Rules, in order
 //
-//  1. minSpeechMs: a raw island shorter than this, with a pause or a file
+//  1. minSpeechMs: an island whose detection run is shorter than this
+//     (judged before any protection or keepSilence), with a pause or a file
 //     edge on both sides, is merged into the pause around it (a click in a
 //     pause cannot survive by being padded first). If the merged pause is
 //     cut, the island's part of the cut has reason "short-speech". An island
 //     covering the whole file is never merged.
-//  2. minSilenceSec: a pause (between raw islands) is cut only if it lasts at
+//  2. minSilenceSec: a pause (between raw islands, counting the short
+//     islands merged into it) is cut only if it lasts at
 //     least this long, less one envelope frame (10 ms, the resolution).
 //  3. keepSilenceMs: each cut pause (between protected islands) is shortened
 //     to exactly this length: half kept after the speech before, half before
