@@ -1,0 +1,114 @@
+package plan
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+func TestValidate(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	ok := Params{MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120}
+	with := func(mod func(*Params)) Params { p := ok; mod(&p); return p }
+	tests := []struct {
+		name string
+		p    Params
+		want string // "" for valid; else text the error must hold
+	}{
+		{"valid, automatic threshold", ok, ""},
+		{"bounds inclusive low", Params{ThresholdDb: f(-70), MinSilenceSec: 0.2, KeepSilenceMs: 0, MinSpeechMs: 0}, ""},
+		{"bounds inclusive high", Params{ThresholdDb: f(-10), MinSilenceSec: 10, KeepSilenceMs: 2000, MinSpeechMs: 2000}, ""},
+		{"threshold too low", with(func(p *Params) { p.ThresholdDb = f(-70.01) }), "thresholdDb is -70.01, allowed -70 to -10"},
+		{"threshold too high", with(func(p *Params) { p.ThresholdDb = f(0) }), "thresholdDb is 0, allowed -70 to -10"},
+		{"threshold NaN", with(func(p *Params) { p.ThresholdDb = f(math.NaN()) }), "thresholdDb is NaN"},
+		{"minSilence zero (unset)", with(func(p *Params) { p.MinSilenceSec = 0 }), "minSilenceSec is 0, allowed 0.2 to 10"},
+		{"minSilence too long", with(func(p *Params) { p.MinSilenceSec = 50 }), "minSilenceSec is 50, allowed 0.2 to 10"},
+		{"minSilence +Inf", with(func(p *Params) { p.MinSilenceSec = math.Inf(1) }), "minSilenceSec is +Inf"},
+		{"keepSilence negative", with(func(p *Params) { p.KeepSilenceMs = -1 }), "keepSilenceMs is -1, allowed 0 to 2000"},
+		{"keepSilence too long", with(func(p *Params) { p.KeepSilenceMs = 2000.5 }), "keepSilenceMs is 2000.5, allowed 0 to 2000"},
+		{"minSpeech too long", with(func(p *Params) { p.MinSpeechMs = 2001 }), "minSpeechMs is 2001, allowed 0 to 2000"},
+		{"minSpeech -Inf", with(func(p *Params) { p.MinSpeechMs = math.Inf(-1) }), "minSpeechMs is -Inf"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.p.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalidParams) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate = %v, want ErrInvalidParams saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPresets(t *testing.T) {
+	want := map[string]Params{
+		"podcast":   {MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120},
+		"youtube":   {MinSilenceSec: 0.35, KeepSilenceMs: 120, MinSpeechMs: 150},
+		"cours":     {MinSilenceSec: 1.2, KeepSilenceMs: 500, MinSpeechMs: 100},
+		"interview": {MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150},
+		"radical":   {MinSilenceSec: 0.2, KeepSilenceMs: 60, MinSpeechMs: 250},
+	}
+	ps := Presets()
+	if len(ps) != len(want) {
+		t.Fatalf("%d presets, want %d", len(ps), len(want))
+	}
+	for _, p := range ps {
+		if err := p.Params.Validate(); err != nil {
+			t.Errorf("preset %s: %v", p.Name, err)
+		}
+		if p.Params != want[p.Name] {
+			t.Errorf("preset %s params %+v, want %+v", p.Name, p.Params, want[p.Name])
+		}
+		if p.Normalize != NormalizePodcast && p.Normalize != NormalizeYouTube {
+			t.Errorf("preset %s normalize %q", p.Name, p.Normalize)
+		}
+		got, err := LookupPreset(strings.ToUpper(p.Name))
+		if err != nil || got.Name != p.Name {
+			t.Errorf("LookupPreset(%q) = %v, %v", strings.ToUpper(p.Name), got.Name, err)
+		}
+	}
+	if d := DefaultPreset(); d.Name != "podcast" || d.Normalize != NormalizePodcast || !d.Rumble || d.Denoise {
+		t.Errorf("DefaultPreset = %+v", d)
+	}
+	if d, err := LookupPreset(""); err != nil || d.Name != DefaultPresetName {
+		t.Errorf(`LookupPreset("") = %v, %v`, d.Name, err)
+	}
+	if _, err := LookupPreset("loud"); !errors.Is(err, ErrInvalidParams) || !strings.Contains(err.Error(), "podcast, youtube, cours, interview, radical") {
+		t.Errorf(`LookupPreset("loud") = %v`, err)
+	}
+}
+
+func TestMakeBadInput(t *testing.T) {
+	good := &dsp.Analysis{Input: dsp.Info{Duration: 1}, Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, 100)}}
+	p := DefaultPreset().Params
+	tests := []struct {
+		name  string
+		a     *dsp.Analysis
+		p     Params
+		extra []Cut
+		want  error
+	}{
+		{"nil analysis", nil, p, nil, ErrBadAnalysis},
+		{"bad params", good, Params{}, nil, ErrInvalidParams},
+		{"no frame length", &dsp.Analysis{Envelope: dsp.Envelope{RMSDb: make([]float32, 3)}}, p, nil, ErrBadAnalysis},
+		{"peak length differs", &dsp.Analysis{Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, 3), PeakDb: make([]float32, 2)}}, p, nil, ErrBadAnalysis},
+		{"extra cut reversed", good, p, []Cut{{Start: 0.5, End: 0.2}}, ErrInvalidParams},
+		{"extra cut NaN", good, p, []Cut{{Start: math.NaN(), End: 0.2}}, ErrInvalidParams},
+		{"empty envelope", &dsp.Analysis{Envelope: dsp.Envelope{FrameSec: 0.01}}, p, nil, ErrNothingToKeep},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Make(tc.a, tc.p, tc.extra); !errors.Is(err, tc.want) {
+				t.Fatalf("Make = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
