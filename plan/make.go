@@ -129,7 +129,7 @@ type tuning struct {
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, floorRaiseDb: 6, maxRaiseDb: 4, silentGapDb: 20, speechDepthDb: 40, trimDepthDb: 20, plateauDb: 3, noPlateauDepthDb: 20,
-	riseDb: 1, floorMarginDb: 3, maxTail: 25, maxOnset: 8, pad: 0}
+	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.

@@ -28,7 +28,7 @@
 //
 // Word tails and soft onsets are protected: from each island's end the
 // smoothed level is followed while it keeps falling (a rise of at most
-// 1 dB per frame) and stays 3 dB over the floor, for up to 250 ms;
+// 1.5 dB per frame) and stays 4 dB over the floor, for up to 250 ms;
 // backwards from its start the same way for up to 80 ms. Frames of that
 // protection whose own level is more than 20 dB under the open level are
 // given back (they are the smoothing's smear into a clean pause, not sound).
