@@ -346,9 +346,16 @@ func (m *maker) silenceCuts(islands []island, p Params) []Cut {
 	}
 	var regs []region
 	cur := region{}
-	for _, is := range islands {
+	// A short island is merged only when the pauses on both sides (raw)
+	// last at least half of minSilence, or it touches a file edge there:
+	// speech the detector splits into syllables must not chain into one
+	// long "pause".
+	halfPause := int(math.Round(p.MinSilenceSec / 2 / m.fs))
+	for k, is := range islands {
 		whole := is.s == 0 && is.e >= m.n
-		if !whole && is.he-is.hs < minSpeech {
+		leftOK := is.rs == 0 || (k > 0 && is.rs-islands[k-1].re >= halfPause) || (k == 0 && is.rs >= halfPause)
+		rightOK := is.re >= m.n || (k+1 < len(islands) && islands[k+1].rs-is.re >= halfPause) || (k+1 == len(islands) && m.n-is.re >= halfPause)
+		if !whole && is.he-is.hs < minSpeech && leftOK && rightOK {
 			cur.shorts = append(cur.shorts, is) // judged on the raw island
 			continue
 		}

@@ -43,9 +43,10 @@
 // # Rules, in order
 //
 //  1. minSpeechMs: an island whose detection run is shorter than this
-//     (judged before any protection or keepSilence), with a pause or a file
-//     edge on both sides, is merged into the pause around it (a click in a
-//     pause cannot survive by being padded first). If the merged pause is
+//     (judged before any protection or keepSilence), with a pause of at
+//     least half of minSilence (or a file edge) on both sides, is merged
+//     into the pause around it (a click in a pause cannot survive by being
+//     padded first; syllables of quiet speech cannot chain into one pause). If the merged pause is
 //     cut, the island's part of the cut has reason "short-speech". An island
 //     covering the whole file is never merged.
 //  2. minSilenceSec: a pause (between raw islands, counting the short
