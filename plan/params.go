@@ -79,9 +79,16 @@ const DefaultPresetName = "podcast"
 //   - radical: every pause of 0.2 s or more down to 60 ms and every island
 //     under 250 ms removed; fast jump-cut style, may drop short words.
 //
-// The values are the starting table; the corpus accuracy test
-// (corpus_test.go) showed detection itself needs no per-preset threshold
-// change, so the presets differ only in how much of a pause they keep.
+// The values are the starting table, kept after measuring them on
+// the synthetic corpus (seeds 1-3, 30 files, 18 min, speech truth known):
+// speech removed by the cuts in total over the 30 files / time saved:
+// podcast 0 ms / 29.5 %, cours 0 ms / 25.6 %, interview 0 ms / 27.8 %,
+// youtube 2.5 s / 32.5 % (it also cuts the 0.35-0.6 s pauses inside
+// sentences, which the truth counts as speech), radical 27 s / 36.2 % (it
+// cuts every pause from 0.2 s and drops islands under 250 ms: fast jump
+// cuts, by design). Detection needs no per-preset threshold: all use the
+// automatic one. On the real recordings the podcast default keeps every
+// word of the speech files and cuts under 3 % of the audible music.
 func Presets() []Preset {
 	return []Preset{
 		{Name: "podcast", Params: Params{MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120}, Normalize: NormalizePodcast, Rumble: true},
