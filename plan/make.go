@@ -220,21 +220,31 @@ func (m *maker) smoothed() []float32 {
 	return out
 }
 
-// percentile returns the p-quantile of levels in 0.5 dB bins.
-func percentile(levels []float32, p float64) float64 {
-	const lo, hi, bin = dsp.FloorDb, 20.0, 0.5
-	var hist [int((hi-lo)/bin) + 1]int
+// levelHist is a histogram of levels in 0.5 dB bins from dsp.FloorDb to
+// +20 dB.
+type levelHist struct {
+	n    int
+	bins [int((20-dsp.FloorDb)/0.5) + 1]int
+}
+
+func newLevelHist(levels []float32) *levelHist {
+	h := &levelHist{n: len(levels)}
 	for _, v := range levels {
-		hist[int((min(max(float64(v), lo), hi)-lo)/bin)]++
+		h.bins[int((min(max(float64(v), dsp.FloorDb), 20)-dsp.FloorDb)*2)]++
 	}
-	target, acc := max(int(math.Ceil(p*float64(len(levels)))), 1), 0
-	for b, c := range hist {
+	return h
+}
+
+// quantile returns the p-quantile (the lower edge of its bin).
+func (h *levelHist) quantile(p float64) float64 {
+	target, acc := max(int(math.Ceil(p*float64(h.n))), 1), 0
+	for b, c := range h.bins {
 		acc += c
 		if acc >= target {
-			return lo + float64(b)*bin
+			return dsp.FloorDb + float64(b)*0.5
 		}
 	}
-	return hi
+	return 20
 }
 
 // detect returns the speech islands, sorted and disjoint: runs of frames at
@@ -246,7 +256,8 @@ func (m *maker) detect() []island {
 	}
 	tu := m.tu
 	lv := m.smoothed()
-	floor := percentile(lv, 0.10)
+	hist := newLevelHist(lv)
+	floor := hist.quantile(0.10)
 	// Automatic threshold: it is the open level, the close level sits
 	// under it. Given threshold: it is the close level (everything under
 	// it is silence), the open level sits explicitHystDb over it.
@@ -259,7 +270,7 @@ func (m *maker) detect() []island {
 			// floor leaves out: anything well over it is sound.
 			open = min(open, max(floor+tu.silentGapDb, m.speech-tu.speechDepthDb))
 		}
-		if percentile(lv, 0.25)-floor > tu.plateauDb {
+		if hist.quantile(0.25)-floor > tu.plateauDb {
 			// No plateau of steady floor: the quiet frames are quiet
 			// programme (music), not pauses. Only what lies well under the
 			// programme level is silence.
