@@ -229,6 +229,9 @@ func TestInvariantsRandom(t *testing.T) {
 			t.Fatalf("case %d: %v", k, err)
 		}
 		checkInvariants(t, "random", pl)
+		if err := pl.Params.Validate(); err != nil {
+			t.Fatalf("case %d: the plan's effective params do not validate: %v", k, err)
+		}
 		if (err != nil) != (len(pl.Keep) == 0) {
 			t.Fatalf("case %d: error %v with %d keeps", k, err, len(pl.Keep))
 		}

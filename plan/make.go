@@ -276,6 +276,9 @@ func (m *maker) detect() []island {
 			// programme level is silence.
 			open = min(open, m.speech-tu.noPlateauDepthDb)
 		}
+		// Within the range a caller may give, so that the plan's
+		// effective params validate.
+		open = min(max(open, MinThresholdDb), MaxThresholdDb)
 		closeLv = open - min(max((open-floor)/2, tu.minHystDb), tu.maxHystDb)
 		m.open = open
 	}

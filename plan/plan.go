@@ -20,7 +20,8 @@
 //     speech level - 40 dB). When the smoothed levels show no plateau of
 //     steady floor (their 25th percentile more than 3 dB over the 10th: the
 //     quiet frames are quiet programme, as in music, not pauses) it is
-//     capped at the speech level - 20 dB. The close level sits half-way down to the
+//     capped at the speech level - 20 dB. It is finally kept within -70..-10
+//     dB (the range a caller may give). The close level sits half-way down to the
 //     floor (1 to 12 dB under the open level). Plan.ThresholdDb reports the
 //     open level used.
 //   - Given threshold: it is the close level (a frame under it is silence,
