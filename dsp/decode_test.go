@@ -1,0 +1,221 @@
+package dsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// ffmpegGen runs ffmpeg to make a test file.
+func ffmpegGen(t testing.TB, out string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), out)
+	cmd := exec.Command("ffmpeg", append(append([]string{"-v", "error", "-y"}, args...), path)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	return path
+}
+
+// decodeAll reads a whole stream (test inputs are short).
+func decodeAll(t testing.TB, s Stream) []float32 {
+	t.Helper()
+	var all []float32
+	buf := make([]float32, 1000*s.Format().Channels)
+	for {
+		n, err := s.Read(buf)
+		all = append(all, buf[:n]...)
+		if err == io.EOF {
+			return all
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// onset returns the time of the first sample whose magnitude exceeds level.
+func onset(x []float32, ch, rate int, level float32) float64 {
+	for i, v := range x {
+		if v > level || v < -level {
+			return float64(i/ch) / float64(rate)
+		}
+	}
+	return -1
+}
+
+func TestDecodersAgreeOnTimingAndLength(t *testing.T) {
+	ctx := context.Background()
+	tone := []string{"-f", "lavfi", "-i", "sine=f=1000:d=2", "-af", "adelay=1000:all=1,apad=pad_dur=0.5"}
+	cases := []struct {
+		name, file string
+		args       []string
+		channels   int
+	}{
+		{"mp3 mono vbr", "mono.mp3", []string{"-ac", "1", "-ar", "44100", "-c:a", "libmp3lame", "-q:a", "2"}, 1},
+		{"mp3 stereo cbr", "stereo.mp3", []string{"-ac", "2", "-ar", "44100", "-c:a", "libmp3lame", "-b:a", "192k"}, 2},
+		{"mp3 48k stereo", "s48.mp3", []string{"-ac", "2", "-ar", "48000", "-c:a", "libmp3lame", "-b:a", "320k"}, 2},
+		{"mp3 22k mono (MPEG 2)", "m22.mp3", []string{"-ac", "1", "-ar", "22050", "-c:a", "libmp3lame", "-b:a", "64k"}, 1},
+		{"wav s16", "a.wav", []string{"-ac", "2", "-ar", "44100", "-c:a", "pcm_s16le"}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := ffmpegGen(t, c.file, append(append([]string{}, tone...), c.args...)...)
+			var got [2]struct {
+				onset, dur float64
+				ch         int
+			}
+			for i, dec := range []Decoder{NativeDecoder{}, FFmpegDecoder{}} {
+				s, err := dec.Open(ctx, path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := decodeAll(t, s)
+				f := s.Format()
+				got[i].onset = onset(x, f.Channels, f.SampleRate, 0.05)
+				got[i].dur = s.Info().Duration
+				got[i].ch = f.Channels
+				s.Close()
+			}
+			t.Logf("native onset %.4f s dur %.4f s ch %d | ffmpeg onset %.4f s dur %.4f s ch %d",
+				got[0].onset, got[0].dur, got[0].ch, got[1].onset, got[1].dur, got[1].ch)
+			if got[0].ch != c.channels || got[1].ch != c.channels {
+				t.Errorf("channels native %d ffmpeg %d, want %d", got[0].ch, got[1].ch, c.channels)
+			}
+			if d := math.Abs(got[0].onset - got[1].onset); d > 0.001 {
+				t.Errorf("onsets differ by %.4f s", d)
+			}
+			if d := math.Abs(got[0].onset - 1.0); d > 0.002 {
+				t.Errorf("native onset %.4f s, want 1.000", got[0].onset)
+			}
+			if d := math.Abs(got[0].dur - got[1].dur); d > 0.001 {
+				t.Errorf("durations differ by %.4f s", d)
+			}
+		})
+	}
+}
+
+func TestAutoDecoderContainers(t *testing.T) {
+	ctx := context.Background()
+	tone := []string{"-f", "lavfi", "-i", "sine=f=440:d=1.5"}
+	for _, c := range []struct {
+		file, format, codec string
+		args                []string
+	}{
+		{"a.flac", "flac", "flac", nil},
+		{"a.ogg", "ogg", "vorbis", []string{"-c:a", "libvorbis"}},
+		{"a.opus", "ogg", "opus", []string{"-c:a", "libopus", "-ar", "48000"}},
+		{"a.m4a", "mp4", "aac", []string{"-c:a", "aac"}},
+		{"a.mka", "matroska", "flac", []string{"-c:a", "flac"}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			path := ffmpegGen(t, c.file, append(append([]string{}, tone...), c.args...)...)
+			// A misleading extension must not matter: content decides.
+			lying := path + ".wav"
+			if err := os.Rename(path, lying); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(ctx, lying)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			decodeAll(t, s)
+			info := s.Info()
+			if info.Format != c.format || info.Codec != c.codec || info.Type != "audio" {
+				t.Errorf("info %+v, want format %s codec %s", info, c.format, c.codec)
+			}
+			if math.Abs(info.Duration-1.5) > 0.03 {
+				t.Errorf("duration %.4f, want 1.5", info.Duration)
+			}
+		})
+	}
+}
+
+func TestProbeVideo(t *testing.T) {
+	path := ffmpegGen(t, "v.mp4", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30000/1001:duration=2",
+		"-f", "lavfi", "-i", "sine=f=440:d=2", "-timecode", "01:00:00;00", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
+	info, err := Probe(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Type != "video" || info.FrameRate != (Rational{30000, 1001}) {
+		t.Errorf("type %q rate %v, want video 30000/1001", info.Type, info.FrameRate)
+	}
+	if math.Abs(info.StartTimecode-3600) > 0.1 {
+		t.Errorf("start timecode %.3f s, want about 3600 (01:00:00;00 drop-frame)", info.StartTimecode)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"empty.wav", nil},
+		{"text.mp3", []byte("hello, this is not audio at all\n")},
+		{"png.wav", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")},
+		{"riff-short.wav", []byte("RIFF\x10\x00\x00\x00WAVE")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, dec := range []Decoder{AutoDecoder{}, NativeDecoder{}} {
+				_, err := dec.Open(ctx, write(c.name, c.data))
+				if !errors.Is(err, ErrUnsupportedFormat) {
+					t.Errorf("%T: err %v, want ErrUnsupportedFormat", dec, err)
+				}
+			}
+		})
+	}
+	// A video with no audio stream.
+	noAudio := ffmpegGen(t, "silent.mp4", "-f", "lavfi", "-i", "testsrc2=size=64x64:duration=1", "-c:v", "libx264", "-preset", "ultrafast")
+	if _, err := Open(ctx, noAudio); !errors.Is(err, ErrUnsupportedFormat) {
+		t.Errorf("video without audio: %v, want ErrUnsupportedFormat", err)
+	}
+	// ffmpeg missing.
+	wavPath := ffmpegGen(t, "x.flac", "-f", "lavfi", "-i", "sine=d=0.2")
+	if _, err := (FFmpegDecoder{FFmpeg: "/nonexistent/ffmpeg", FFprobe: "/nonexistent/ffprobe"}).Open(ctx, wavPath); !errors.Is(err, ErrFFmpegMissing) {
+		t.Errorf("missing ffmpeg: %v, want ErrFFmpegMissing", err)
+	}
+}
+
+func TestFFmpegCancel(t *testing.T) {
+	path := ffmpegGen(t, "long.flac", "-f", "lavfi", "-i", "sine=d=120")
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := FFmpegDecoder{}.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float32, 1024)
+	if _, err := s.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	var rerr error
+	for i := 0; i < 100000 && rerr == nil; i++ {
+		_, rerr = s.Read(buf)
+	}
+	if rerr == nil || rerr == io.EOF {
+		t.Fatalf("read after cancel: %v, want a cancellation error", rerr)
+	}
+	s.Close()
+}
+
+func ExampleSniff() {
+	fmt.Println(Sniff([]byte("RIFF\x24\x00\x00\x00WAVEfmt ")), Sniff([]byte("fLaC\x00")), Sniff([]byte("nothing")) == "")
+	// Output: wav flac true
+}

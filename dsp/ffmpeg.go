@@ -1,0 +1,339 @@
+package dsp
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// FFmpegDecoder decodes anything ffmpeg reads (m4a/AAC, FLAC, Ogg, Opus, mp4,
+// mov, mkv, webm, ...) by piping the first audio stream as f32le (never s16,
+// which would clip overs) at its native rate and channel count.
+type FFmpegDecoder struct {
+	FFmpeg  string // path of ffmpeg; "" means "ffmpeg" on PATH
+	FFprobe string // path of ffprobe; "" means "ffprobe" on PATH
+}
+
+func (d FFmpegDecoder) ffmpeg() string  { return orDefault(d.FFmpeg, "ffmpeg") }
+func (d FFmpegDecoder) ffprobe() string { return orDefault(d.FFprobe, "ffprobe") }
+
+func orDefault(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Available reports whether both ffmpeg and ffprobe can be found.
+func (d FFmpegDecoder) Available() bool {
+	_, e1 := exec.LookPath(d.ffmpeg())
+	_, e2 := exec.LookPath(d.ffprobe())
+	return e1 == nil && e2 == nil
+}
+
+type probeJSON struct {
+	Streams []struct {
+		CodecType     string            `json:"codec_type"`
+		CodecName     string            `json:"codec_name"`
+		CodecTag      string            `json:"codec_tag_string"`
+		SampleRate    string            `json:"sample_rate"`
+		Channels      int               `json:"channels"`
+		BitsPerRaw    string            `json:"bits_per_raw_sample"`
+		BitsPerSample int               `json:"bits_per_sample"`
+		RFrameRate    string            `json:"r_frame_rate"`
+		AvgFrameRate  string            `json:"avg_frame_rate"`
+		NbFrames      string            `json:"nb_frames"`
+		Duration      string            `json:"duration"`
+		Tags          map[string]string `json:"tags"`
+		Disposition   map[string]int    `json:"disposition"`
+	} `json:"streams"`
+	Format struct {
+		Name     string            `json:"format_name"`
+		Duration string            `json:"duration"`
+		Tags     map[string]string `json:"tags"`
+	} `json:"format"`
+}
+
+// Probe asks ffprobe what path holds: container, first audio stream, video
+// presence and exact frame rate, start timecode.
+func (d FFmpegDecoder) Probe(ctx context.Context, path string) (Info, error) {
+	if _, err := os.Stat(path); err != nil {
+		return Info{}, err
+	}
+	if _, err := exec.LookPath(d.ffprobe()); err != nil {
+		return Info{}, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
+	}
+	cmd := exec.CommandContext(ctx, d.ffprobe(), "-v", "error", "-show_streams", "-show_format", "-of", "json", path)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		return Info{}, ctx.Err()
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("%w: ffprobe cannot read %s: %s", ErrUnsupportedFormat, filepath.Base(path), lastLines(stderr.String(), 3))
+	}
+	var pr probeJSON
+	if err := json.Unmarshal(out, &pr); err != nil {
+		return Info{}, fmt.Errorf("%w: ffprobe output: %v", ErrUnsupportedFormat, err)
+	}
+	info := Info{Name: filepath.Base(path), Type: "audio", Format: containerName(pr.Format.Name), Frames: -1}
+	info.Duration, _ = strconv.ParseFloat(pr.Format.Duration, 64)
+	audio := -1
+	for i, s := range pr.Streams {
+		switch s.CodecType {
+		case "audio":
+			if audio < 0 {
+				audio = i
+			}
+		case "video":
+			if s.Disposition["attached_pic"] == 1 {
+				continue // cover art is not video
+			}
+			if info.Type != "video" {
+				info.Type = "video"
+				info.FrameRate = parseRational(s.RFrameRate)
+				if avg := parseRational(s.AvgFrameRate); avg.Num > 0 && (info.FrameRate.Num == 0 || info.FrameRate.Float() > 2*avg.Float()) {
+					info.FrameRate = avg
+				}
+				info.VideoFrames, _ = strconv.ParseInt(s.NbFrames, 10, 64)
+				if tc, ok := s.Tags["timecode"]; ok {
+					info.StartTimecode = parseTimecode(tc, info.FrameRate)
+				}
+			}
+		case "data":
+			if s.CodecTag == "tmcd" {
+				if tc, ok := s.Tags["timecode"]; ok && info.StartTimecode == 0 {
+					info.StartTimecode = parseTimecode(tc, info.FrameRate)
+				}
+			}
+		}
+	}
+	if tc, ok := pr.Format.Tags["timecode"]; ok && info.StartTimecode == 0 {
+		info.StartTimecode = parseTimecode(tc, info.FrameRate)
+	}
+	if audio < 0 {
+		return Info{}, fmt.Errorf("%w: %s (%s) has no audio stream", ErrUnsupportedFormat, info.Name, info.Format)
+	}
+	a := pr.Streams[audio]
+	info.Codec = a.CodecName
+	info.SampleRate, _ = strconv.Atoi(a.SampleRate)
+	info.Channels = a.Channels
+	if b, err := strconv.Atoi(a.BitsPerRaw); err == nil && b > 0 {
+		info.BitsPerSample = b
+	} else if a.BitsPerSample > 0 {
+		info.BitsPerSample = a.BitsPerSample
+	}
+	if info.SampleRate <= 0 || info.Channels <= 0 || info.Channels > 8 {
+		return Info{}, fmt.Errorf("%w: %s: audio stream with %d channels at %q Hz", ErrUnsupportedFormat, info.Name, info.Channels, a.SampleRate)
+	}
+	if info.Duration <= 0 {
+		info.Duration, _ = strconv.ParseFloat(a.Duration, 64)
+	}
+	return info, nil
+}
+
+// containerName turns ffprobe's format list ("mov,mp4,m4a,3gp,3g2,mj2") into one name.
+func containerName(f string) string {
+	switch {
+	case strings.HasPrefix(f, "mov,mp4"):
+		return "mp4"
+	case strings.HasPrefix(f, "matroska"):
+		return "matroska"
+	}
+	return strings.Split(f, ",")[0]
+}
+
+// parseRational reads "30000/1001" or "25".
+func parseRational(s string) Rational {
+	num, den, ok := strings.Cut(s, "/")
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 {
+		return Rational{}
+	}
+	d := int64(1)
+	if ok {
+		if d, err = strconv.ParseInt(den, 10, 64); err != nil || d <= 0 {
+			return Rational{}
+		}
+	}
+	g := gcd(n, d)
+	return Rational{Num: n / g, Den: d / g}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// parseTimecode converts "HH:MM:SS:FF" (";" for drop-frame) at rate to seconds.
+func parseTimecode(tc string, rate Rational) float64 {
+	drop := strings.ContainsAny(tc, ";.")
+	f := strings.FieldsFunc(tc, func(r rune) bool { return r == ':' || r == ';' || r == '.' })
+	if len(f) != 4 || rate.Num <= 0 {
+		return 0
+	}
+	var v [4]int64
+	for i, s := range f {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return 0
+		}
+		v[i] = n
+	}
+	fps := int64(math.Round(rate.Float()))
+	frames := ((v[0]*60+v[1])*60+v[2])*fps + v[3]
+	if drop && (fps == 30 || fps == 60) {
+		dropPer := fps / 15 // 2 frames at 29.97, 4 at 59.94
+		mins := v[0]*60 + v[1]
+		frames -= dropPer * (mins - mins/10)
+	}
+	return float64(frames) * float64(rate.Den) / float64(rate.Num)
+}
+
+// Open probes path and starts ffmpeg decoding its first audio stream.
+func (d FFmpegDecoder) Open(ctx context.Context, path string) (Stream, error) {
+	info, err := d.Probe(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := exec.LookPath(d.ffmpeg()); err != nil {
+		return nil, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
+	}
+	s := &ffmpegStream{info: info, format: Format{SampleRate: info.SampleRate, Channels: info.Channels}}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.cmd = exec.CommandContext(s.ctx, d.ffmpeg(), "-nostdin", "-v", "error", "-i", path,
+		"-map", "0:a:0", "-vn", "-sn", "-dn", "-f", "f32le", "-acodec", "pcm_f32le",
+		"-ar", strconv.Itoa(info.SampleRate), "-ac", strconv.Itoa(info.Channels), "-")
+	s.cmd.Stderr = &s.stderr
+	pipe, err := s.cmd.StdoutPipe()
+	if err != nil {
+		s.cancel()
+		return nil, err
+	}
+	if err := s.cmd.Start(); err != nil {
+		s.cancel()
+		return nil, fmt.Errorf("start ffmpeg: %w", err)
+	}
+	s.r = bufio.NewReaderSize(pipe, 1<<16)
+	return s, nil
+}
+
+// tailBuffer keeps the last few KB written to it (ffmpeg's stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 8192 {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-4096:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// lastLines returns the last n non-empty lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// ffmpegStream is a Stream of float32 samples piped from an ffmpeg child.
+type ffmpegStream struct {
+	info    Info
+	format  Format
+	ctx     context.Context
+	cancel  context.CancelFunc
+	cmd     *exec.Cmd
+	r       *bufio.Reader
+	stderr  tailBuffer
+	buf     []byte
+	frames  int64
+	done    bool
+	waitErr error
+}
+
+func (s *ffmpegStream) Format() Format { return s.format }
+
+// Info describes the input; after the end, Duration is the real decoded one.
+func (s *ffmpegStream) Info() Info { return s.info }
+
+// Read fills p with whole frames of samples.
+func (s *ffmpegStream) Read(p []float32) (int, error) {
+	if s.done {
+		return 0, io.EOF
+	}
+	ch := s.format.Channels
+	n := len(p) - len(p)%ch
+	if n == 0 {
+		return 0, nil
+	}
+	if cap(s.buf) < 4*n {
+		s.buf = make([]byte, 4*n)
+	}
+	b := s.buf[:4*n]
+	got, err := io.ReadAtLeast(s.r, b, 4*ch)
+	got -= got % (4 * ch)
+	for i := 0; i < got/4; i++ {
+		p[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	s.frames += int64(got / 4 / ch)
+	if err == nil {
+		return got / 4, nil
+	}
+	if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return got / 4, fmt.Errorf("ffmpeg pipe: %w", err)
+	}
+	s.done = true
+	werr := s.cmd.Wait()
+	s.cmd = nil
+	if s.ctx.Err() != nil {
+		s.cancel()
+		return got / 4, s.ctx.Err()
+	}
+	s.cancel()
+	if werr != nil {
+		return got / 4, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", s.info.Name, werr, lastLines(s.stderr.String(), 5))
+	}
+	s.info.Frames = s.frames
+	s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)
+	if got == 0 {
+		return 0, io.EOF
+	}
+	return got / 4, nil
+}
+
+// Close stops ffmpeg if it is still running.
+func (s *ffmpegStream) Close() error {
+	if s.cmd != nil {
+		s.cancel()
+		_ = s.cmd.Wait()
+		s.cmd = nil
+	}
+	return nil
+}
