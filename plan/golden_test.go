@@ -237,3 +237,30 @@ func TestInvariantsRandom(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMake plans envelopes and params built from arbitrary bytes: Make
+// must never panic, and its plans must tile [0, duration].
+func FuzzMake(f *testing.F) {
+	f.Add([]byte{10, 200, 30, 40, 250, 0, 0, 0, 90}, 0.6, 250.0, 120.0, -40.0, 1.0)
+	f.Add([]byte{}, 0.2, 0.0, 0.0, -70.0, 0.0)
+	f.Fuzz(func(t *testing.T, lv []byte, minSil, keep, minSp, thr, dur float64) {
+		rms := make([]float32, len(lv))
+		for i, b := range lv {
+			rms[i] = -120 + float32(b)/2
+		}
+		a := &dsp.Analysis{Input: dsp.Info{Duration: dur}, ThresholdDb: thr, NoiseFloorDb: thr - 10, SpeechLevelDb: thr + 20,
+			Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: rms}}
+		p := Params{MinSilenceSec: minSil, KeepSilenceMs: keep, MinSpeechMs: minSp}
+		if len(lv)%2 == 0 {
+			p.ThresholdDb = &thr
+		}
+		pl, err := Make(a, p, []Cut{{Start: dur / 3, End: dur / 2}})
+		if err != nil && !errors.Is(err, ErrNothingToKeep) {
+			if !errors.Is(err, ErrInvalidParams) && !errors.Is(err, ErrBadAnalysis) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		checkInvariants(t, "fuzz", pl)
+	})
+}
