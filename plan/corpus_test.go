@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,5 +166,4 @@ func TestCorpusAccuracy(t *testing.T) {
 	t.Logf("gaps found / expected, clipped speech ms, boundary error P95 ms\n%-10s %-3s %-9s %6s | %-20s | %-20s | %-20s\n%s",
 		"case", "fmt", "noise", "thr", "autocut (auto thr)", "silencedetect -40dB", "silencedetect -50dB", strings.Join(lines, "\n"))
 	t.Logf("autocut worst case: clipped %.1f ms, boundary P95 %.1f ms", worstClip, worstP95)
-	_ = math.Inf
 }

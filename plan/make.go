@@ -38,7 +38,7 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	}
 	env := &a.Envelope
 	n := len(env.RMSDb)
-	if n > 0 && env.FrameSec <= 0 {
+	if n > 0 && (!(env.FrameSec > 0) || math.IsInf(env.FrameSec, 0)) {
 		return nil, fmt.Errorf("plan: envelope frame length %v: %w", env.FrameSec, ErrBadAnalysis)
 	}
 	if len(env.PeakDb) != 0 && len(env.PeakDb) != n {

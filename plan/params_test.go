@@ -99,6 +99,7 @@ func TestMakeBadInput(t *testing.T) {
 		{"nil analysis", nil, p, nil, ErrBadAnalysis},
 		{"bad params", good, Params{}, nil, ErrInvalidParams},
 		{"no frame length", &dsp.Analysis{Envelope: dsp.Envelope{RMSDb: make([]float32, 3)}}, p, nil, ErrBadAnalysis},
+		{"NaN frame length", &dsp.Analysis{Envelope: dsp.Envelope{FrameSec: math.NaN(), RMSDb: make([]float32, 3)}}, p, nil, ErrBadAnalysis},
 		{"peak length differs", &dsp.Analysis{Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, 3), PeakDb: make([]float32, 2)}}, p, nil, ErrBadAnalysis},
 		{"extra cut reversed", good, p, []Cut{{Start: 0.5, End: 0.2}}, ErrInvalidParams},
 		{"extra cut NaN", good, p, []Cut{{Start: math.NaN(), End: 0.2}}, ErrInvalidParams},
