@@ -39,6 +39,7 @@ type WAVReader struct {
 	buf      []byte
 	frames   int64 // frames decoded so far
 	finished bool
+	timeRef  uint64 // BWF time reference, samples since midnight
 }
 
 // NewWAVReader reads the header of a WAVE stream from r, up to the start of
@@ -123,6 +124,9 @@ func (w *WAVReader) readHeader() error {
 				w.unknown = true
 			default:
 				w.left = size
+			}
+			if w.timeRef > 0 && w.timeRef < 1<<53 {
+				w.info.StartTimecode = float64(w.timeRef) / float64(w.format.SampleRate)
 			}
 			w.left -= w.left % int64(w.align)
 			w.info.Frames = -1
@@ -221,10 +225,7 @@ func (w *WAVReader) readBext(size int64) error {
 	if _, err := io.ReadFull(w.r, t[:]); err != nil {
 		return wavErr("truncated bext chunk")
 	}
-	ref := binary.LittleEndian.Uint64(t[:])
-	if w.format.SampleRate > 0 && ref < 1<<53 {
-		w.info.StartTimecode = float64(ref) / float64(w.format.SampleRate)
-	}
+	w.timeRef = binary.LittleEndian.Uint64(t[:]) // turned into seconds once the rate is known
 	if err := skip(w.r, size-off-8+size&1); err != nil {
 		return wavErr("truncated bext chunk")
 	}
