@@ -48,6 +48,10 @@ func writeToneWAV(t *testing.T, segs ...[2]float64) string {
 func TestAnalyzeCommand(t *testing.T) {
 	speech := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
 	silent := writeToneWAV(t, [2]float64{2, 0})
+	notAudio := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notAudio, []byte("just some text, not a recording\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -63,6 +67,10 @@ func TestAnalyzeCommand(t *testing.T) {
 			cuts: [][2]float64{{1, 2}}, keepSec: 2},
 		{name: "given threshold", args: []string{"analyze", "--preset", "youtube", "--threshold", "-40", speech}, code: 0,
 			cuts: [][2]float64{{1.06, 1.94}}, keepSec: 2.12},
+		{name: "native decoder", args: []string{"analyze", "--decoder", "native", speech}, code: 0,
+			cuts: [][2]float64{{1.125, 1.875}}, keepSec: 2.25},
+		{name: "ffmpeg decoder", args: []string{"analyze", "--decoder=ffmpeg", speech}, code: 0,
+			cuts: [][2]float64{{1.125, 1.875}}, keepSec: 2.25},
 		{name: "nothing to keep", args: []string{"analyze", silent}, code: 1,
 			cuts: [][2]float64{{0, 2}}, keepSec: 0, planErr: "nothing to keep"},
 		{name: "unknown preset", args: []string{"analyze", "--preset", "loud", speech}, code: 2, stderrIn: "preset \"loud\" unknown"},
@@ -71,6 +79,7 @@ func TestAnalyzeCommand(t *testing.T) {
 		{name: "bad decoder", args: []string{"analyze", "--decoder", "magic", speech}, code: 2, stderrIn: "allowed auto, native, ffmpeg"},
 		{name: "no file", args: []string{"analyze"}, code: 2, stderrIn: "exactly one FILE"},
 		{name: "missing file", args: []string{"analyze", filepath.Join(t.TempDir(), "nope.wav")}, code: 1, stderrIn: "no such file"},
+		{name: "not audio", args: []string{"analyze", notAudio}, code: 1, stderrIn: "unsupported format"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
