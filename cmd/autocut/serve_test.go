@@ -204,6 +204,9 @@ func TestServeRestartDurability(t *testing.T) {
 		code, b := s.do(t, "POST", "/api/v1/jobs", "k1", f, map[string]string{"X-Filename": fmt.Sprintf("talk%d.wav", i)})
 		f.Close()
 		var j struct{ ID, Status string }
+		for wait := 0; code != 202 && wait < 50 && !strings.Contains(s.stderr.String(), "msg=request"); wait++ {
+			time.Sleep(20 * time.Millisecond) // the request log follows the response
+		}
 		if code != 202 && strings.Contains(s.stderr.String(), "media engine not linked yet") {
 			// The jobs package's default engine is still a placeholder
 			// (jobs/engine_default.go); this test runs once it is linked.
