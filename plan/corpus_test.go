@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,13 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/autocut-dev/autocut/dsp"
 )
-
-// analyzeFileFunc is the library's file analysis once dsp provides it (nil:
-// the tests decode through an ffmpeg pipe).
-var analyzeFileFunc func(ctx context.Context, path string, progress dsp.Progress) (*dsp.Analysis, error)
 
 // corpusCases is how many cases per seed the accuracy test generates
 // (about 1 s of generation per case).
