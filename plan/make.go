@@ -62,6 +62,7 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
 
 	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil}
+	mk.noiseBed = mk.auto && isNoiseBed(a.Loudness, dur)
 	islands := mk.detect()
 	cuts := mk.silenceCuts(islands, p)
 	if n > 0 {
@@ -84,6 +85,7 @@ type maker struct {
 	speech     float64
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
+	noiseBed   bool    // the whole input is a steady, quiet noise bed
 	open       float64 // the threshold detection used (reported in the plan)
 }
 
@@ -254,6 +256,10 @@ func (m *maker) detect() []island {
 	if m.n == 0 {
 		return nil
 	}
+	if m.noiseBed {
+		m.open = m.thr
+		return nil
+	}
 	tu := m.tu
 	lv := m.smoothed()
 	hist := newLevelHist(lv)
@@ -342,6 +348,27 @@ func (m *maker) detect() []island {
 		i = max(i, e)
 	}
 	return out
+}
+
+// Noise-bed limits (see isNoiseBed).
+const (
+	noiseBedMaxLRA  = 1.5 // LU
+	noiseBedMaxLUFS = -35 // integrated loudness
+	noiseBedMinSec  = 6.0 // shorter inputs have no meaningful LRA
+)
+
+// isNoiseBed reports an input that is a steady, quiet noise bed with no
+// programme: its loudness hardly moves over 3 s windows (LRA under
+// 1.5 LU) and it is quiet (integrated under -35 LUFS, 19 dB under the
+// podcast target), over at least 6 s. Speech with pauses moves by 2 LU or
+// more (the quietest corpus case: LRA 2.0 at -39 LUFS; continuous read
+// speech 1.3 LU but at -20 LUFS); steady music is loud. Measured on the
+// shared recordings (crackling vinyl hiss: LRA 0.8 LU at -37.6 LUFS), whose
+// 10 ms envelope alone looks like quiet speech in noise. Only the
+// automatic threshold applies it: a given threshold is obeyed as given.
+func isNoiseBed(l dsp.Loudness, dur float64) bool {
+	return dur >= noiseBedMinSec && l.Range < noiseBedMaxLRA &&
+		!math.IsInf(l.Integrated, 0) && !math.IsNaN(l.Integrated) && l.Integrated < noiseBedMaxLUFS
 }
 
 // t converts a frame boundary to seconds, clamped to the duration.

@@ -27,6 +27,10 @@
 //   - Given threshold: it is the close level (a frame under it is silence,
 //     a frame exactly at it is not); the open level is 3 dB over it.
 //
+// With the automatic threshold, an input of at least 6 s whose loudness
+// hardly moves (LRA under 1.5 LU) and is quiet (under -35 LUFS) is a steady
+// noise bed with no programme: it is all silence (see isNoiseBed).
+//
 // Word tails and soft onsets are protected: from each island's end the
 // smoothed level is followed while it keeps falling (a rise of at most
 // 1.5 dB per frame) and stays 4 dB over the floor, for up to 250 ms;

@@ -149,7 +149,7 @@ func TestRealRecordings(t *testing.T) {
 
 // knownNoiseGap lists the noise files the planner does not yet reduce to
 // nothing (reported, not asserted).
-var knownNoiseGap = map[string]bool{"noise_vinyl_hiss_cc0.flac": true}
+var knownNoiseGap = map[string]bool{}
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
