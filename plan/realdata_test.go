@@ -68,14 +68,7 @@ func TestRealRecordings(t *testing.T) {
 			res := "ErrNothingToKeep"
 			if !errors.Is(err, ErrNothingToKeep) {
 				res = fmt.Sprintf("NOT all cut: %.1f %% cut", pl.Stats.SavedPct)
-				if knownNoiseGap[base] {
-					// Crackling vinyl hiss: its envelope is that of quiet
-					// speech in noise (see the package report); kept as a
-					// measured figure, not an assertion.
-					res += " (known gap)"
-				} else {
-					t.Errorf("%s: error %v, want ErrNothingToKeep (%d cuts, %.1f %% cut)", base, err, len(pl.Cuts), pl.Stats.SavedPct)
-				}
+				t.Errorf("%s: error %v, want ErrNothingToKeep (%d cuts, %.1f %% cut)", base, err, len(pl.Cuts), pl.Stats.SavedPct)
 			}
 			lines = append(lines, fmt.Sprintf("%-44s %6.1fs thr %6.1f  %s", base, a.Input.Duration, pl.ThresholdDb, res))
 			continue
@@ -146,10 +139,6 @@ func TestRealRecordings(t *testing.T) {
 	sort.Strings(lines)
 	t.Logf("default preset %q on %s:\n%s", pr.Name, data, strings.Join(lines, "\n"))
 }
-
-// knownNoiseGap lists the noise files the planner does not yet reduce to
-// nothing (reported, not asserted).
-var knownNoiseGap = map[string]bool{}
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
