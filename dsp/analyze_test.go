@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -94,6 +93,9 @@ func TestRealRecordingsAgainstLibebur128(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
+		if a.Input.Name != name || a.Input.Format == "" || a.Input.Duration <= 0 {
+			t.Errorf("%s: input %+v: want the decoder's name, format and a duration", name, a.Input)
+		}
 		r := ref[name]
 		l := a.Loudness
 		t.Logf("%-42s %6d %2d | %8.3f %8.2f %+6.3f | %8.3f %8.3f %+6.3f | %6.2f %6.2f", name, a.Input.SampleRate, a.Input.Channels,
@@ -138,31 +140,10 @@ func (s *ffmpegSource) Read(p []float32) (int, error) {
 	return 0, err
 }
 
-// analyzeTestFile decodes path with ffmpeg at its native rate and channel
-// count and analyses it.
+// analyzeTestFile decodes path with dsp.Open (content sniffing, native
+// WAV, ffmpeg for FLAC/Ogg) and analyses it.
 func analyzeTestFile(ctx context.Context, path string) (*Analysis, error) {
-	out, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=sample_rate,channels", "-of", "csv=p=0", path).Output()
-	if err != nil {
-		return nil, fmt.Errorf("ffprobe %s: %w", path, err)
-	}
-	var rate, ch int
-	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "%d,%d", &rate, &ch); err != nil {
-		return nil, fmt.Errorf("ffprobe %s: %q: %w", path, out, err)
-	}
-	cmd := exec.CommandContext(ctx, "ffmpeg", "-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-acodec", "pcm_f32le", "-")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	src := &ffmpegSource{f: Format{SampleRate: rate, Channels: ch}, cmd: cmd, r: bufio.NewReaderSize(stdout, 1<<16)}
-	a, err := Analyze(ctx, src, Info{Name: filepath.Base(path), Frames: -1}, nil)
-	if werr := cmd.Wait(); err == nil && werr != nil {
-		err = werr
-	}
-	return a, err
+	return AnalyzeFile(ctx, path, nil)
 }
 
 // errSource fails after some frames, or returns broken frames.
