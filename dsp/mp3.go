@@ -258,3 +258,16 @@ func (s *mp3Stream) finish() error {
 	s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)
 	return io.EOF
 }
+
+// MP3GaplessDuration reads the Xing/Info and LAME tags from the first bytes
+// of an MP3 file and returns its exact playing time (frames times samples
+// per frame, minus encoder delay and padding), which container durations
+// (ffprobe's among them) overstate. ok is false without a Xing frame count.
+func MP3GaplessDuration(head []byte) (seconds float64, ok bool) {
+	h, err := parseMP3Header(head)
+	if err != nil || h.frames <= 0 || h.sampleRate <= 0 {
+		return 0, false
+	}
+	n := h.frames*int64(h.samplesPerFrm) - int64(h.encDelay) - int64(h.padding)
+	return float64(max(n, 0)) / float64(h.sampleRate), true
+}

@@ -1,0 +1,252 @@
+package transcode
+
+import (
+	"io"
+	"math"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// A stage is a dsp.Source that wraps another: stages compose into the
+// render chain (decode -> keep ranges -> rumble -> denoise -> gain -> limiter).
+
+// stageBufFrames is how many frames a stage pulls from its input at a time.
+const stageBufFrames = 4096
+
+// keepSource passes through only the kept ranges of its input, sample-accurate,
+// with a raised-cosine fade at every cut edge so no cut makes a step.
+type keepSource struct {
+	src    dsp.Source
+	ch     int
+	spans  [][2]int64 // kept [start, end) in sample frames, sorted, disjoint, non-touching
+	total  int64      // input length in frames (for "is there a cut after the last span")
+	fade   int64      // fade length in frames
+	pos    int64      // input frames consumed
+	idx    int        // current span
+	in     []float32
+	inN    int // samples in in
+	inOff  int // samples of in already used
+	eof    bool
+	outPos int64 // frames written
+}
+
+// spansOf turns keep ranges into sample spans at rate: each edge rounded to
+// the nearest sample once, touching or overlapping spans merged, empty dropped.
+func spansOf(keep []dsp.Range, rate int) [][2]int64 {
+	var out [][2]int64
+	for _, r := range keep {
+		s := int64(math.Round(r.Start * float64(rate)))
+		e := int64(math.Round(r.End * float64(rate)))
+		if s < 0 {
+			s = 0
+		}
+		if e <= s {
+			continue
+		}
+		if n := len(out); n > 0 && s <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], e)
+			continue
+		}
+		out = append(out, [2]int64{s, e})
+	}
+	return out
+}
+
+// framesOf returns the number of frames spans hold.
+func framesOf(spans [][2]int64) int64 {
+	var n int64
+	for _, s := range spans {
+		n += s[1] - s[0]
+	}
+	return n
+}
+
+func newKeepSource(src dsp.Source, spans [][2]int64, totalFrames int64, fadeSec float64) *keepSource {
+	f := src.Format()
+	return &keepSource{
+		src: src, ch: f.Channels, spans: spans, total: totalFrames,
+		fade: max(1, int64(math.Round(fadeSec*float64(f.SampleRate)))),
+		in:   make([]float32, stageBufFrames*f.Channels),
+	}
+}
+
+func (k *keepSource) Format() dsp.Format { return k.src.Format() }
+
+// gainAt is the fade gain of input frame p inside span sp.
+func (k *keepSource) gainAt(p int64, sp [2]int64) float32 {
+	fl := min(k.fade, (sp[1]-sp[0])/2)
+	if fl <= 0 {
+		return 1
+	}
+	g := float32(1)
+	if sp[0] > 0 && p-sp[0] < fl { // a cut before: fade in
+		g = raisedCosine(p-sp[0], fl)
+	}
+	if (k.total <= 0 || sp[1] < k.total) && sp[1]-1-p < fl { // a cut after: fade out
+		g = min(g, raisedCosine(sp[1]-1-p, fl))
+	}
+	return g
+}
+
+// raisedCosine rises from near 0 to near 1 over n steps (i = 0..n-1).
+func raisedCosine(i, n int64) float32 {
+	return float32(0.5 - 0.5*math.Cos(math.Pi*(float64(i)+0.5)/float64(n)))
+}
+
+func (k *keepSource) Read(p []float32) (int, error) {
+	ch := k.ch
+	n := 0
+	for n+ch <= len(p) {
+		if k.idx >= len(k.spans) {
+			break
+		}
+		if k.inOff >= k.inN {
+			if k.eof {
+				break
+			}
+			m, err := k.src.Read(k.in)
+			k.inN, k.inOff = m, 0
+			if err == io.EOF {
+				k.eof = true
+			} else if err != nil {
+				return n, err
+			}
+			if m == 0 {
+				continue
+			}
+		}
+		sp := k.spans[k.idx]
+		if k.pos >= sp[1] {
+			k.idx++
+			continue
+		}
+		avail := int64((k.inN - k.inOff) / ch)
+		if k.pos < sp[0] { // inside a cut: skip input
+			d := min(avail, sp[0]-k.pos)
+			k.inOff += int(d) * ch
+			k.pos += d
+			continue
+		}
+		d := min(avail, sp[1]-k.pos, int64((len(p)-n)/ch))
+		src := k.in[k.inOff : k.inOff+int(d)*ch]
+		dst := p[n : n+int(d)*ch]
+		fl := min(k.fade, (sp[1]-sp[0])/2)
+		if k.pos-sp[0] >= fl && sp[1]-(k.pos+d) >= fl {
+			copy(dst, src) // no fade in this stretch
+		} else {
+			for f := int64(0); f < d; f++ {
+				g := k.gainAt(k.pos+f, sp)
+				for c := 0; c < ch; c++ {
+					dst[int(f)*ch+c] = src[int(f)*ch+c] * g
+				}
+			}
+		}
+		k.inOff += int(d) * ch
+		k.pos += d
+		n += int(d) * ch
+	}
+	k.outPos += int64(n / ch)
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// biquad is one second-order IIR section (direct form I, float64 state per channel).
+type biquad struct {
+	b0, b1, b2, a1, a2 float64
+}
+
+// highPassSections returns a 4th-order Butterworth high-pass at fc Hz as two biquads.
+func highPassSections(fc float64, rate int) []biquad {
+	var out []biquad
+	for _, q := range []float64{0.54119610, 1.30656296} { // 1/(2 cos(pi/8)), 1/(2 cos(3pi/8))
+		w := 2 * math.Pi * fc / float64(rate)
+		cw, sw := math.Cos(w), math.Sin(w)
+		alpha := sw / (2 * q)
+		a0 := 1 + alpha
+		out = append(out, biquad{
+			b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
+			a1: -2 * cw / a0, a2: (1 - alpha) / a0,
+		})
+	}
+	return out
+}
+
+// filterSource runs each channel through a cascade of biquads.
+type filterSource struct {
+	src   dsp.Source
+	secs  []biquad
+	state [][4]float64 // per channel per section: x1, x2, y1, y2
+}
+
+// newHighPass returns src through a 70 Hz (fc) 4th-order Butterworth high-pass.
+func newHighPass(src dsp.Source, fc float64) *filterSource {
+	f := src.Format()
+	secs := highPassSections(fc, f.SampleRate)
+	return &filterSource{src: src, secs: secs, state: make([][4]float64, f.Channels*len(secs))}
+}
+
+func (h *filterSource) Format() dsp.Format { return h.src.Format() }
+
+func (h *filterSource) Read(p []float32) (int, error) {
+	n, err := h.src.Read(p)
+	ch := h.src.Format().Channels
+	for c := 0; c < ch; c++ {
+		for s, q := range h.secs {
+			st := &h.state[c*len(h.secs)+s]
+			x1, x2, y1, y2 := st[0], st[1], st[2], st[3]
+			for i := c; i < n; i += ch {
+				x := float64(p[i])
+				y := q.b0*x + q.b1*x1 + q.b2*x2 - q.a1*y1 - q.a2*y2
+				if math.Abs(y) < 1e-30 {
+					y = 0
+				}
+				x2, x1, y2, y1 = x1, x, y1, y
+				p[i] = float32(y)
+			}
+			st[0], st[1], st[2], st[3] = x1, x2, y1, y2
+		}
+	}
+	return n, err
+}
+
+// gainSource multiplies every sample by a constant gain.
+type gainSource struct {
+	src  dsp.Source
+	gain float32
+}
+
+func (g *gainSource) Format() dsp.Format { return g.src.Format() }
+
+func (g *gainSource) Read(p []float32) (int, error) {
+	n, err := g.src.Read(p)
+	for i := range p[:n] {
+		p[i] *= g.gain
+	}
+	return n, err
+}
+
+// countSource counts frames passing through and reports progress.
+type countSource struct {
+	src      dsp.Source
+	frames   int64
+	total    int64
+	progress dsp.Progress
+	last     float64
+}
+
+func (c *countSource) Format() dsp.Format { return c.src.Format() }
+
+func (c *countSource) Read(p []float32) (int, error) {
+	n, err := c.src.Read(p)
+	c.frames += int64(n / c.src.Format().Channels)
+	if c.progress != nil && c.total > 0 {
+		f := min(float64(c.frames)/float64(c.total), 1)
+		if f-c.last >= 0.005 || f == 1 {
+			c.progress(f)
+			c.last = f
+		}
+	}
+	return n, err
+}
