@@ -43,29 +43,7 @@ func runAnalyze(ctx context.Context, e env) error {
 		fmt.Fprintf(e.stderr, "usage: autocut analyze [flags] FILE\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&f.preset, "preset", plan.DefaultPresetName, "preset: podcast, youtube, cours, interview, radical")
-	fs.StringVar(&f.decoder, "decoder", "auto", "decoder: auto, native or ffmpeg")
-	fs.Func("threshold", "silence threshold in dB, -70 to -10 (default: automatic, from the file)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return err
-		}
-		f.threshold = &v
-		return nil
-	})
-	param := func(name, usage string, dst *float64) {
-		fs.Func(name, usage+" (default: the preset's)", func(s string) error {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return err
-			}
-			*dst, f.set[name] = v, true
-			return nil
-		})
-	}
-	param("min-silence", "minimum silence to cut, seconds, 0.2 to 10", &f.params.MinSilenceSec)
-	param("keep-silence", "silence kept at each cut, ms, 0 to 2000", &f.params.KeepSilenceMs)
-	param("min-speech", "speech islands shorter than this between cuts are cut, ms, 0 to 2000", &f.params.MinSpeechMs)
+	f.register(fs)
 	// Timeline export flags (--timelines ...) are added here by the
 	// timelines issue.
 	pos, err := parseInterspersed(fs, e.args)
@@ -107,6 +85,34 @@ func runAnalyze(ctx context.Context, e env) error {
 		return err
 	}
 	return perr
+}
+
+// register adds the planning flags (--preset --threshold --min-silence
+// --keep-silence --min-speech --decoder) to fs; analyze and cut share them.
+func (f *analyzeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.decoder, "decoder", "auto", "decoder: auto, native or ffmpeg")
+	fs.StringVar(&f.preset, "preset", plan.DefaultPresetName, "preset: podcast, youtube, cours, interview, radical")
+	fs.Func("threshold", "silence threshold in dB, -70 to -10 (default: automatic, from the file)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return err
+		}
+		f.threshold = &v
+		return nil
+	})
+	param := func(name, usage string, dst *float64) {
+		fs.Func(name, usage+" (default: the preset's)", func(s string) error {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return err
+			}
+			*dst, f.set[name] = v, true
+			return nil
+		})
+	}
+	param("min-silence", "minimum silence to cut, seconds, 0.2 to 10", &f.params.MinSilenceSec)
+	param("keep-silence", "silence kept at each cut, ms, 0 to 2000", &f.params.KeepSilenceMs)
+	param("min-speech", "speech islands shorter than this between cuts are cut, ms, 0 to 2000", &f.params.MinSpeechMs)
 }
 
 // resolve returns the preset's params overridden by the flags given,
