@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCutCommand(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "talk.wav")
+	// Two tone bursts separated by 3 s of near-silence: one cut expected.
+	b, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+		"sine=f=440:d=8:sample_rate=44100", "-af", "volume='if(between(t,2,5),0.0005,0.3)':eval=frame", "-ac", "2", in).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	for _, c := range []struct {
+		args   []string
+		out    string
+		maxDur float64
+	}{
+		{[]string{"cut", "--preset", "podcast", "-o", filepath.Join(dir, "a.wav"), in}, "a.wav", 6},
+		{[]string{"cut", in, "-o", filepath.Join(dir, "b.mp3"), "--normalize", "none", "--rumble=false", "--keep-silence", "0"}, "b.mp3", 5.2},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), c.args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errb.String())
+		}
+		if !strings.Contains(errb.String(), "rendering 100%") {
+			t.Errorf("no plain progress lines in: %s", errb.String())
+		}
+		d := probeDur(t, filepath.Join(dir, c.out))
+		t.Logf("%s: %.3f s; %s", c.out, d, strings.TrimSpace(errb.String()))
+		if d < 4.5 || d > c.maxDur {
+			t.Errorf("%s lasts %.3f s, want 4.5..%.1f", c.out, d, c.maxDur)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"cut", in}, &out, &errb); code != 2 {
+		t.Errorf("missing -o: exit %d, want 2", code)
+	}
+	if code := run(context.Background(), []string{"cut", "-o", filepath.Join(dir, "x.mp4"), in}, &out, &errb); code != 2 {
+		t.Errorf("mp4 from audio: exit %d, want 2 (%s)", code, errb.String())
+	}
+}
+
+func probeDur(t *testing.T, path string) float64 {
+	t.Helper()
+	b, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil || math.IsNaN(d) {
+		t.Fatalf("duration %q", b)
+	}
+	return d
+}
