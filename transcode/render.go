@@ -128,7 +128,7 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 		if !o.Rumble && !o.Denoise {
 			lufs = a.LoudnessOf(keep) // the kept audio is unchanged but for fades: no decode needed
 		} else {
-			lufs, err = measureChain(ctx, inputPath, a, spans, o)
+			lufs, err = measureChain(ctx, inputPath, a, p.Cuts, spans, o)
 			if err != nil {
 				return nil, err
 			}
@@ -149,7 +149,7 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 		// The limiter will work and lower the loudness a little: measure the
 		// limited result and correct the gain (at most three passes).
 		for i := 0; i < 3; i++ {
-			got, err := measureLimited(ctx, inputPath, a, spans, o, gain, ceiling)
+			got, err := measureLimited(ctx, inputPath, a, p.Cuts, spans, o, gain, ceiling)
 			if err != nil {
 				return nil, err
 			}
@@ -162,7 +162,7 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	}
 
 	// Pass 2: the chain, then the encoder.
-	src, closeSrc, err := buildChain(ctx, inputPath, a, spans, o)
+	src, closeSrc, err := buildChain(ctx, inputPath, a, p.Cuts, spans, o)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 
 // buildChain opens the input and stacks the stages before gain: keep
 // ranges with fades, then rumble and denoise.
-func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, spans [][2]int64, o Options) (dsp.Source, func(), error) {
+func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options) (dsp.Source, func(), error) {
 	st, err := dsp.Open(ctx, inputPath)
 	if err != nil {
 		return nil, nil, err
@@ -209,7 +209,7 @@ func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, spans []
 		src = newHighPass(src, 70)
 	}
 	if o.Denoise {
-		src, err = newDenoiser(ctx, inputPath, a, src)
+		src, err = newDenoiser(ctx, inputPath, a, cuts, src)
 		if err != nil {
 			st.Close()
 			return nil, nil, err
@@ -219,8 +219,8 @@ func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, spans []
 }
 
 // measureChain runs the chain once and measures its integrated loudness.
-func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, spans [][2]int64, o Options) (float64, error) {
-	src, closeSrc, err := buildChain(ctx, inputPath, a, spans, o)
+func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options) (float64, error) {
+	src, closeSrc, err := buildChain(ctx, inputPath, a, cuts, spans, o)
 	if err != nil {
 		return 0, err
 	}
@@ -233,8 +233,8 @@ func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, spans 
 }
 
 // measureLimited runs the chain through gain and limiter and measures the result's integrated loudness.
-func measureLimited(ctx context.Context, inputPath string, a *dsp.Analysis, spans [][2]int64, o Options, gain, ceiling float64) (float64, error) {
-	src, closeSrc, err := buildChain(ctx, inputPath, a, spans, o)
+func measureLimited(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, gain, ceiling float64) (float64, error) {
+	src, closeSrc, err := buildChain(ctx, inputPath, a, cuts, spans, o)
 	if err != nil {
 		return 0, err
 	}
