@@ -39,13 +39,15 @@ type limiterSource struct {
 	mSum        float64
 	mPos        int
 
-	in    int64 // frames received
-	out   int64 // frames emitted
-	gPrev float64
-	total int64 // frames in the input, known at its end
-	buf   []float32
-	zero  []float32
-	eof   bool
+	in      int64   // frames received
+	bound   float64 // largest sum of |taps| of any phase: |interpolated| <= bound * max|x|
+	lastBig int64   // last frame with a sample that could reach the ceiling
+	out     int64   // frames emitted
+	gPrev   float64
+	total   int64 // frames in the input, known at its end
+	buf     []float32
+	zero    []float32
+	eof     bool
 }
 
 func newLimiter(src dsp.Source, ceilingDb, lookSec float64) *limiterSource {
@@ -69,6 +71,15 @@ func newLimiter(src dsp.Source, ceilingDb, lookSec float64) *limiterSource {
 			l.phases[k-1][j+limiterHalfTaps-1] = s * w
 		}
 	}
+	l.bound = 1
+	for _, ph := range l.phases {
+		s := 0.0
+		for _, v := range ph {
+			s += math.Abs(v)
+		}
+		l.bound = max(l.bound, s)
+	}
+	l.lastBig = -1 << 40
 	l.hist = make([]float64, l.ch*2*limiterHalfTaps)
 	l.d = limiterHalfTaps + l.look
 	l.delay = make([]float32, (l.d+1)*l.ch)
@@ -103,8 +114,20 @@ func (l *limiterSource) push(frame []float32, dst []float32) bool {
 	if m < 0 {
 		return false
 	}
-	peak := 0.0
+	// A frame far below the ceiling cannot make an inter-sample peak above
+	// it: skip the interpolation while no sample of the filter's span is big.
 	for c := 0; c < ch; c++ {
+		if math.Abs(float64(frame[c]))*l.bound >= l.ceiling {
+			l.lastBig = n
+		}
+	}
+	peak := 0.0
+	if n-l.lastBig >= int64(2*H) {
+		for c := 0; c < ch; c++ {
+			peak = max(peak, math.Abs(l.hist[c*2*H+(l.histPos+H-1)%(2*H)]))
+		}
+	}
+	for c := 0; c < ch && n-l.lastBig < int64(2*H); c++ {
 		h := l.hist[c*2*H : (c+1)*2*H]
 		// oldest sample in the ring is at histPos: x[m-H+1] ... x[m+H]
 		xm := h[(l.histPos+H-1)%(2*H)]
