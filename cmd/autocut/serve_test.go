@@ -207,11 +207,6 @@ func TestServeRestartDurability(t *testing.T) {
 		for wait := 0; code != 202 && wait < 50 && !strings.Contains(s.stderr.String(), "msg=request"); wait++ {
 			time.Sleep(20 * time.Millisecond) // the request log follows the response
 		}
-		if code != 202 && strings.Contains(s.stderr.String(), "media engine not linked yet") {
-			// The jobs package's default engine is still a placeholder
-			// (jobs/engine_default.go); this test runs once it is linked.
-			t.Skip("jobs: media engine not linked yet; restart durability needs real media processing")
-		}
 		if code != 202 || json.Unmarshal(b, &j) != nil || j.Status != "analyzing" {
 			t.Fatalf("create: %d %s\n%s", code, b, lastLines(s.stderr.String(), 10))
 		}
