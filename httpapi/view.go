@@ -63,6 +63,12 @@ func (s *server) view(r *http.Request, j *jobs.Job) JobView {
 		o.URL = base + "/download"
 		c.Output = &o
 	}
+	if c.Params.ThresholdDb == nil && j.Plan != nil {
+		// params are the effective ones: an automatic threshold shows the
+		// level the analysis chose (null only until it is known).
+		th := j.Plan.ThresholdDb
+		c.Params.ThresholdDb = &th
+	}
 	v := JobView{Job: &c}
 	if j.Plan != nil {
 		t := base + "/timelines/"
