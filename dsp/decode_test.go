@@ -219,3 +219,64 @@ func ExampleSniff() {
 	fmt.Println(Sniff([]byte("RIFF\x24\x00\x00\x00WAVEfmt ")), Sniff([]byte("fLaC\x00")), Sniff([]byte("nothing")) == "")
 	// Output: wav flac true
 }
+
+func TestNativeAndFFmpegMeasureTheSame(t *testing.T) {
+	ctx := context.Background()
+	src := []string{"-f", "lavfi", "-i", "anoisesrc=color=pink:seed=9:amplitude=0.3:d=20", "-af", "volume='if(lt(mod(t,4),3),1,0.05)':eval=frame"}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"stereo.mp3", []string{"-ac", "2", "-ar", "44100", "-c:a", "libmp3lame", "-q:a", "2"}},
+		{"mono.mp3", []string{"-ac", "1", "-ar", "48000", "-c:a", "libmp3lame", "-b:a", "128k"}},
+		{"s24.wav", []string{"-ac", "2", "-ar", "48000", "-c:a", "pcm_s24le"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := ffmpegGen(t, c.name, append(append([]string{}, src...), c.args...)...)
+			n, err := AnalyzeWith(ctx, NativeDecoder{}, path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := AnalyzeWith(ctx, FFmpegDecoder{}, path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("native I %.4f LUFS TP %.3f dur %.4f | ffmpeg I %.4f LUFS TP %.3f dur %.4f",
+				n.Loudness.Integrated, n.Loudness.TruePeak, n.Input.Duration, f.Loudness.Integrated, f.Loudness.TruePeak, f.Input.Duration)
+			if d := math.Abs(n.Loudness.Integrated - f.Loudness.Integrated); d > 0.02 {
+				t.Errorf("integrated loudness differs by %.4f LU", d)
+			}
+			if d := math.Abs(n.Input.Duration - f.Input.Duration); d > 0.001 {
+				t.Errorf("durations differ by %.4f s", d)
+			}
+			if n.Input.Channels != f.Input.Channels {
+				t.Errorf("channels %d vs %d", n.Input.Channels, f.Input.Channels)
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeMP3 decodes a 10-minute 44.1 kHz stereo MP3 with go-mp3
+// (native) and through the ffmpeg pipe.
+func BenchmarkDecodeMP3(b *testing.B) {
+	path := ffmpegGen(b, "ten.mp3", "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.3:d=600", "-ac", "2", "-ar", "44100", "-c:a", "libmp3lame", "-q:a", "2")
+	for _, dec := range []Decoder{NativeDecoder{}, FFmpegDecoder{}} {
+		b.Run(fmt.Sprintf("%T", dec)[4:], func(b *testing.B) {
+			b.ReportAllocs()
+			buf := make([]float32, 8192)
+			for b.Loop() {
+				s, err := dec.Open(context.Background(), path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for {
+					if _, err := s.Read(buf); err != nil {
+						break
+					}
+				}
+				s.Close()
+			}
+			b.ReportMetric(600*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
+		})
+	}
+}
