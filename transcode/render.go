@@ -316,7 +316,7 @@ func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info ds
 		for i, s := range segs {
 			sel[i] = fmt.Sprintf("between(n,%d,%d)", s.SrcIn, s.SrcOut-1)
 		}
-		vf := fmt.Sprintf("select='%s',setpts=N/FRAME_RATE/TB", strings.Join(sel, "+"))
+		vf := fmt.Sprintf("select='%s',setpts=N/FRAME_RATE/TB", balancedSum(sel))
 		crf, preset, abr := "23", "veryfast", "192k"
 		if o.Format == "mp4_hq" {
 			crf, preset, abr = "18", "slow", "256k"
@@ -377,6 +377,17 @@ func readHead(path string, n int) ([]byte, error) {
 		err = nil
 	}
 	return b[:k], err
+}
+
+// balancedSum joins terms with + as a balanced tree of parentheses: ffmpeg's
+// expression parser recurses once per operator of a flat chain, and fails
+// (out of memory) on a chain of a couple hundred terms.
+func balancedSum(terms []string) string {
+	if len(terms) == 1 {
+		return terms[0]
+	}
+	mid := len(terms) / 2
+	return "(" + balancedSum(terms[:mid]) + "+" + balancedSum(terms[mid:]) + ")"
 }
 
 // mpeg1Rate picks the MPEG-1 rate a lower rate resamples to most simply.

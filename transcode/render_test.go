@@ -221,15 +221,16 @@ func TestNormalizeMeetsTargetMeasuredByFFmpeg(t *testing.T) {
 }
 
 func TestRenderVideoStaysInSync(t *testing.T) {
-	in := gen(t, "v.mp4", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30000/1001:duration=60",
-		"-f", "lavfi", "-i", "sine=f=440:d=60:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
+	// 20 minutes at 29.97 fps with 200 cuts (small frames keep it quick).
+	in := gen(t, "v.mp4", "-f", "lavfi", "-i", "testsrc2=size=96x54:rate=30000/1001:duration=1200",
+		"-f", "lavfi", "-i", "sine=f=440:d=1200:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-c:a", "aac", "-shortest")
 	a := analyze(t, in)
 	if a.Input.Type != "video" {
 		t.Fatalf("input type %q", a.Input.Type)
 	}
 	var keep []dsp.Range
-	for s := 0.37; s < 59; s += 0.6 { // 98 cuts
-		keep = append(keep, dsp.Range{Start: s, End: s + 0.41})
+	for s := 0.37; s < 1199; s += 6 { // 200 kept ranges of 4.13 s
+		keep = append(keep, dsp.Range{Start: s, End: s + 4.13})
 	}
 	p := planOf(a.Input.Duration, keep...)
 	out := filepath.Join(t.TempDir(), "v-autocut.mp4")
