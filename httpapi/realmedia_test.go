@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autocut-dev/autocut/jobs"
+)
+
+// genMedia makes a test file with ffmpeg: tone bursts with pauses (speech-like
+// for the planner), optionally with a 29.97 fps video track.
+func genMedia(t *testing.T, name string, video bool) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	args := []string{"-v", "error", "-y"}
+	if video {
+		args = append(args, "-f", "lavfi", "-i", "testsrc2=size=96x54:rate=30000/1001:duration=12")
+	}
+	args = append(args, "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=4:amplitude=0.4:d=12:r=44100",
+		"-af", "volume='if(lt(mod(t,4),2.5),1,0.001)':eval=frame")
+	if video {
+		args = append(args, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
+	} else {
+		args = append(args, "-ac", "2")
+	}
+	if b, err := exec.Command("ffmpeg", append(args, p)...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRealMediaEndToEnd runs the spec's three steps over HTTP with the
+// default media engine (real decoding, planning, rendering with ffmpeg):
+// every export format, including mp4/mp4_hq from a video input, and checks
+// the downloaded file with ffprobe against output.duration and the plan.
+func TestRealMediaEndToEnd(t *testing.T) {
+	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20 })
+	audio := genMedia(t, "talk.wav", false)
+	video := genMedia(t, "clip.mp4", true)
+	for _, tc := range []struct {
+		format, container, name string
+		body                    []byte
+	}{
+		{"mp3", "mp3", "talk.wav", audio}, {"mp3_320", "mp3", "talk.wav", audio}, {"wav", "wav", "talk.wav", audio},
+		{"m4a", "m4a", "talk.wav", audio}, {"mp4", "mp4", "clip.mp4", video}, {"mp4_hq", "mp4", "clip.mp4", video},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(tc.body)),
+				map[string]string{"X-Filename": tc.name, "X-Options": fmt.Sprintf(`{"preset":"youtube","export":{"format":%q}}`, tc.format)})
+			var v JobView
+			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
+				t.Fatalf("create: %d %s", resp.StatusCode, b)
+			}
+			deadline := time.Now().Add(2 * time.Minute)
+			for !isDone(v) && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+				_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
+				v = JobView{}
+				json.Unmarshal(b, &v)
+			}
+			if v.Status != jobs.StatusDone || v.Output == nil || v.Plan == nil {
+				t.Fatalf("job: %s", b)
+			}
+			if v.Output.Format != tc.container || !strings.HasSuffix(v.Output.Name, "-autocut."+map[string]string{"mp3": "mp3", "wav": "wav", "m4a": "m4a", "mp4": "mp4"}[tc.container]) {
+				t.Errorf("output %+v", v.Output)
+			}
+			resp, body := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download", proKey, nil, nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("download: %d", resp.StatusCode)
+			}
+			f := filepath.Join(t.TempDir(), v.Output.Name)
+			os.WriteFile(f, body, 0o600)
+			out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "format=duration,format_name", "-of", "default=nw=1", f).Output()
+			if err != nil {
+				t.Fatalf("ffprobe of the download: %v", err)
+			}
+			var dur float64
+			for _, l := range strings.Split(string(out), "\n") {
+				if d, ok := strings.CutPrefix(l, "duration="); ok {
+					dur, _ = strconv.ParseFloat(d, 64)
+				}
+			}
+			t.Logf("%s: plan %.3f s (%d cuts), output.duration %.3f s, ffprobe %.3f s, %d bytes",
+				tc.format, v.Plan.Stats.FinalSec, v.Plan.Stats.CutsCount, v.Output.Duration, dur, len(body))
+			if v.Plan.Stats.CutsCount == 0 || math.Abs(v.Output.Duration-v.Plan.Stats.FinalSec) > 0.1 || math.Abs(dur-v.Output.Duration) > 0.1 {
+				t.Errorf("durations disagree")
+			}
+		})
+	}
+	// An audio input cannot become mp4: the job is refused with 400 up front
+	// or fails with a clear error, never renders.
+	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(audio)),
+		map[string]string{"X-Filename": "talk.wav", "X-Options": `{"export":{"format":"mp4"}}`})
+	if resp.StatusCode == 202 {
+		var v JobView
+		json.Unmarshal(b, &v)
+		deadline := time.Now().Add(time.Minute)
+		for !isDone(v) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
+			v = JobView{}
+			json.Unmarshal(b, &v)
+		}
+		if v.Status != jobs.StatusFailed || v.Error == nil {
+			t.Errorf("mp4 from audio: %s", b)
+		}
+	} else if resp.StatusCode != 400 {
+		t.Errorf("mp4 from audio: %d %s", resp.StatusCode, b)
+	}
+}
