@@ -1,0 +1,317 @@
+// Package client is a typed Go client for autocut's v1 HTTP API: create jobs
+// from a file (streamed) or a URL, follow them, download results and
+// timelines, re-run, list and delete.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autocut-dev/autocut/httpapi"
+	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/plan"
+)
+
+// Job is a job as the API returns it.
+type Job = httpapi.JobView
+
+// Options are the creation options shared by both forms (preset, params,
+// export, transcribe, autoExport).
+type Options = jobs.Options
+
+// Patch changes a job's settings and re-runs it.
+type Patch = jobs.PatchRequest
+
+// Error is a non-2xx answer of the API.
+type Error struct {
+	Status  int    // HTTP status code
+	Code    string // machine code, e.g. "unsupported_format"
+	Message string // the API's human-readable message
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("autocut API: %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// Client talks to one autocut server with one API key.
+type Client struct {
+	BaseURL string       // e.g. "http://localhost:8080"
+	Key     string       // API key (Bearer)
+	HTTP    *http.Client // nil means http.DefaultClient
+	// PollInterval is Wait's delay between polls (default 1 s).
+	PollInterval time.Duration
+}
+
+// New returns a client for the server at baseURL with key.
+func New(baseURL, key string) *Client {
+	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key}
+}
+
+func (c *Client) http() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return http.DefaultClient
+}
+
+// do sends a request and returns the response for a 2xx status, else an *Error.
+func (c *Client) do(ctx context.Context, method, path string, body io.Reader, header map[string]string) (*http.Response, error) {
+	u := path
+	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
+		u = c.BaseURL + path
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Key)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	if sz, ok := header["Content-Length"]; ok {
+		req.ContentLength, _ = strconv.ParseInt(sz, 10, 64)
+	}
+	resp, err := c.http().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		e := &Error{Status: resp.StatusCode}
+		var eb struct{ Error, Code string }
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
+			e.Code, e.Message = eb.Code, eb.Error
+		} else {
+			e.Message = strings.TrimSpace(string(b))
+		}
+		return nil, e
+	}
+	return resp, nil
+}
+
+// doJSON sends a request and decodes a JSON answer into out (nil: discard).
+func (c *Client) doJSON(ctx context.Context, method, path string, body io.Reader, header map[string]string, out any) error {
+	resp, err := c.do(ctx, method, path, body, header)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("autocut API: decode %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// Create uploads media (streamed, never buffered) as the file name and creates a job.
+// size is the body's length when known (-1 otherwise), so the server can refuse it early.
+func (c *Client) Create(ctx context.Context, name string, media io.Reader, size int64, o Options) (*Job, error) {
+	opts, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	h := map[string]string{"X-Filename": name, "X-Options": string(opts), "Content-Type": "application/octet-stream"}
+	if size >= 0 {
+		h["Content-Length"] = strconv.FormatInt(size, 10)
+	}
+	var j Job
+	return &j, c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", media, h, &j)
+}
+
+// CreateFromFile uploads the file at path and creates a job.
+func (c *Client) CreateFromFile(ctx context.Context, path string, o Options) (*Job, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return c.Create(ctx, filepath.Base(path), f, st.Size(), o)
+}
+
+// CreateFromURL asks the server to download the media at mediaURL.
+func (c *Client) CreateFromURL(ctx context.Context, mediaURL string, o Options) (*Job, error) {
+	body := struct {
+		URL string `json:"url"`
+		Options
+	}{mediaURL, o}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	var j Job
+	return &j, c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j)
+}
+
+// Get returns a job.
+func (c *Client) Get(ctx context.Context, id string) (*Job, error) {
+	var j Job
+	return &j, c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id), nil, nil, &j)
+}
+
+// Wait polls the job until it is done or failed (a failed job returns it
+// with an error carrying its code), or ctx ends.
+func (c *Client) Wait(ctx context.Context, id string) (*Job, error) {
+	every := c.PollInterval
+	if every <= 0 {
+		every = time.Second
+	}
+	for {
+		j, err := c.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		switch j.Status {
+		case jobs.StatusDone:
+			return j, nil
+		case jobs.StatusFailed:
+			e := &Error{Status: 0, Code: "job_failed", Message: "job failed"}
+			if j.Error != nil {
+				e.Code, e.Message = j.Error.Code, j.Error.Message
+			}
+			return j, e
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-time.After(every):
+		}
+	}
+}
+
+// Download writes the rendered file to w and returns its file name.
+func (c *Client) Download(ctx context.Context, id string, w io.Writer) (string, error) {
+	resp, err := c.do(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/download", nil, nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return "", err
+	}
+	return fileName(resp), nil
+}
+
+// TimelineOptions are the query options of a timeline download.
+type TimelineOptions struct {
+	MediaPath     string // where the editor finds the original
+	Rate          string // e.g. "25", "30000/1001" (audio-only inputs)
+	FCPXMLVersion string // "1.8" .. "1.11"
+	DropFrame     bool
+}
+
+// Timeline writes the timeline of kind (fcpxml, premiere, edl, otio, csv) to w and returns its file name.
+func (c *Client) Timeline(ctx context.Context, id, kind string, o TimelineOptions, w io.Writer) (string, error) {
+	q := url.Values{}
+	if o.MediaPath != "" {
+		q.Set("mediaPath", o.MediaPath)
+	}
+	if o.Rate != "" {
+		q.Set("rate", o.Rate)
+	}
+	if o.FCPXMLVersion != "" {
+		q.Set("fcpxmlVersion", o.FCPXMLVersion)
+	}
+	if o.DropFrame {
+		q.Set("dropFrame", "true")
+	}
+	p := "/api/v1/jobs/" + url.PathEscape(id) + "/timelines/" + url.PathEscape(kind)
+	if len(q) > 0 {
+		p += "?" + q.Encode()
+	}
+	resp, err := c.do(ctx, http.MethodGet, p, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return "", err
+	}
+	return fileName(resp), nil
+}
+
+func fileName(resp *http.Response) string {
+	cd := resp.Header.Get("Content-Disposition")
+	if i := strings.Index(cd, "filename="); i >= 0 {
+		return strings.Trim(strings.SplitN(cd[i+9:], ";", 2)[0], `"`)
+	}
+	return ""
+}
+
+// Patch changes settings and re-runs a job (action "export" or "transcribe").
+func (c *Client) Patch(ctx context.Context, id string, p Patch) (*Job, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var j Job
+	return &j, c.doJSON(ctx, http.MethodPatch, "/api/v1/jobs/"+url.PathEscape(id), bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j)
+}
+
+// List returns a page of the key's jobs, newest first, and the cursor of the next page ("" at the end).
+func (c *Client) List(ctx context.Context, limit int, cursor string) ([]Job, string, error) {
+	q := url.Values{}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	var r httpapi.ListResponse
+	if err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs?"+q.Encode(), nil, nil, &r); err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if r.NextCursor != nil {
+		next = *r.NextCursor
+	}
+	return r.Jobs, next, nil
+}
+
+// Delete cancels a job's work and deletes its files and record.
+func (c *Client) Delete(ctx context.Context, id string) error {
+	return c.doJSON(ctx, http.MethodDelete, "/api/v1/jobs/"+url.PathEscape(id), nil, nil, nil)
+}
+
+// Preview re-plans a finished analysis with other params, without rendering.
+func (c *Client) Preview(ctx context.Context, id string, p jobs.ParamsInput) (*plan.Plan, error) {
+	q := url.Values{}
+	for name, v := range map[string]*float64{"thresholdDb": p.ThresholdDb, "minSilenceSec": p.MinSilenceSec, "keepSilenceMs": p.KeepSilenceMs, "minSpeechMs": p.MinSpeechMs} {
+		if v != nil {
+			q.Set(name, strconv.FormatFloat(*v, 'g', -1, 64))
+		}
+	}
+	var r httpapi.PreviewResponse
+	err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/preview?"+q.Encode(), nil, nil, &r)
+	return r.Plan, err
+}
+
+// Envelope returns a downsampled level envelope of the original.
+func (c *Client) Envelope(ctx context.Context, id string, points int) (*httpapi.EnvelopeResponse, error) {
+	var r httpapi.EnvelopeResponse
+	return &r, c.doJSON(ctx, http.MethodGet, fmt.Sprintf("/api/v1/jobs/%s/envelope?points=%d", url.PathEscape(id), points), nil, nil, &r)
+}
+
+// IsStatus reports whether err is an API error with the given HTTP status.
+func IsStatus(err error, status int) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == status
+}
