@@ -57,6 +57,8 @@ type Config struct {
 	// /metrics; nil creates a private registry.
 	Registry   *prometheus.Registry
 	Collectors []prometheus.Collector
+	// Web serves the browser page at / and its assets under /static/; nil serves none.
+	Web http.Handler
 	// Ready reports readiness for /readyz; nil is always ready.
 	Ready func(ctx context.Context) error
 
@@ -161,6 +163,11 @@ func New(cfg Config) http.Handler {
 	handle(http.MethodGet, "/api/v1/jobs/:id/timelines/:kind", s.timeline, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/preview", s.preview, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/envelope", s.envelope, true)
+	if cfg.Web != nil {
+		page := func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { cfg.Web.ServeHTTP(w, req) }
+		handle(http.MethodGet, "/", page, false)
+		handle(http.MethodGet, "/static/*file", page, false)
+	}
 	return s.middleware(r)
 }
 

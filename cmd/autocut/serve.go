@@ -14,6 +14,7 @@ import (
 
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/web"
 )
 
 // serveFlags are the flags of autocut serve.
@@ -95,6 +96,7 @@ func runServe(ctx context.Context, e env) error {
 		MaxUploadBytes:   f.maxUpload,
 		AllowPrivateURLs: f.allowPrivate,
 		Timelines:        timelineWriter(),
+		Web:              web.Handler(),
 		Logger:           log,
 		Collectors:       mgr.Collectors(),
 		Ready:            mgr.Ready,
