@@ -1,0 +1,69 @@
+package timeline
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// edlMaxEvents is CMX 3600's limit of events per list.
+const edlMaxEvents = 999
+
+// edlReel is the reel name of every event (auxiliary source; at most 8 characters).
+const edlReel = "AX"
+
+// edlTracks returns the track fields of one kept range: V and the audio
+// (AA for stereo, A for mono) as separate events for a video source.
+func (e *edit) edlTracks() []string {
+	a := "AA"
+	if e.m.Channels == 1 {
+		a = "A"
+	}
+	if e.m.HasVideo {
+		return []string{"V", a}
+	}
+	return []string{a}
+}
+
+func (e *edit) edlEvents() int { return len(e.segs) * len(e.edlTracks()) }
+
+// edlParts splits the segments so no list passes 999 events (the events of
+// one segment stay in one list).
+func (e *edit) edlParts() [][]Segment {
+	per := edlMaxEvents / len(e.edlTracks())
+	var parts [][]Segment
+	for i := 0; i < len(e.segs); i += per {
+		parts = append(parts, e.segs[i:min(i+per, len(e.segs))])
+	}
+	return parts
+}
+
+// writeEDL writes a CMX 3600 list of segs. Record timecode starts at
+// 01:00:00:00, the usual programme start, and runs on across split lists; source timecode is the media's start
+// timecode plus the frame. Part numbers name split lists.
+func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
+	bw := bufio.NewWriter(w)
+	title := e.title
+	if parts > 1 {
+		title = fmt.Sprintf("%s part %d of %d", title, part, parts)
+	}
+	fcm := "NON-DROP FRAME"
+	if e.drop {
+		fcm = "DROP FRAME"
+	}
+	fmt.Fprintf(bw, "TITLE: %s\nFCM: %s\n\n", title, fcm)
+	recStart := 3600 * e.fps // 01:00:00:00 in frames of the nominal rate
+	if e.drop {
+		recStart -= (e.fps / 15) * (60 - 6) // 01:00:00;00 in drop-frame counting
+	}
+	tc := func(f int64) string { return Timecode(f, e.fps, e.drop) }
+	n := 0
+	for _, s := range segs {
+		for _, tr := range e.edlTracks() {
+			n++
+			fmt.Fprintf(bw, "%03d  %-8s %-5s %-8s %s %s %s %s\n* FROM CLIP NAME: %s\n\n", n, edlReel, tr, "C",
+				tc(e.tc+s.SrcIn), tc(e.tc+s.SrcOut), tc(recStart+s.RecIn), tc(recStart+s.RecOut), e.m.File)
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,131 @@
+package timeline
+
+import (
+	"bufio"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// FCPXMLVersions are the FCPXML versions the writer produces (validated
+// against Apple's DTDs); 1.10 is the default (DaVinci Resolve 18.5 reads up to 1.10).
+var FCPXMLVersions = []string{"1.8", "1.9", "1.10", "1.11"}
+
+// attr escapes a string for an XML attribute.
+func attr(s string) string {
+	var b strings.Builder
+	xml.EscapeText(&b, []byte(s))
+	return strings.ReplaceAll(b.String(), `"`, "&quot;")
+}
+
+// fcpTime formats frames on the rate's grid: "0s", "Ns" or "N/Ds".
+func fcpTime(frames int64, r rateGrid) string {
+	if frames == 0 {
+		return "0s"
+	}
+	n, d := frames*r.Den, r.Num
+	if n%d == 0 {
+		return fmt.Sprintf("%ds", n/d)
+	}
+	return fmt.Sprintf("%d/%ds", n, d)
+}
+
+type rateGrid struct{ Num, Den int64 }
+
+// fcpFormatName names FCP's built-in 1080p format for a rate ("" when none).
+func fcpFormatName(num, den int64) string {
+	names := map[[2]int64]string{{24000, 1001}: "2398", {24, 1}: "24", {25, 1}: "25", {30000, 1001}: "2997",
+		{30, 1}: "30", {50, 1}: "50", {60000, 1001}: "5994", {60, 1}: "60"}
+	if n, ok := names[[2]int64{num, den}]; ok {
+		return "FFVideoFormat1080p" + n
+	}
+	return ""
+}
+
+// fcpAudioRate is the sequence audioRate value FCPXML allows for a rate.
+func fcpAudioRate(hz int) string {
+	switch hz {
+	case 32000:
+		return "32k"
+	case 44100:
+		return "44.1k"
+	case 88200:
+		return "88.2k"
+	case 96000:
+		return "96k"
+	case 176400:
+		return "176.4k"
+	case 192000:
+		return "192k"
+	}
+	return "48k"
+}
+
+// writeFCPXML writes one asset and one asset-clip per kept range, on the
+// sequence's frame grid. Source timecode is the asset's start.
+func (e *edit) writeFCPXML(w io.Writer) error {
+	v := e.o.FCPXMLVersion
+	if v == "" {
+		v = "1.10"
+	}
+	known := false
+	for _, k := range FCPXMLVersions {
+		known = known || k == v
+	}
+	if !known {
+		return fmt.Errorf("%w: FCPXML version %q (allowed 1.8, 1.9, 1.10, 1.11)", ErrInvalidOptions, v)
+	}
+	g := rateGrid{e.rate.Num, e.rate.Den}
+	bw := bufio.NewWriter(w)
+	tcFormat := "NDF"
+	if e.drop {
+		tcFormat = "DF"
+	}
+	fmt.Fprintf(bw, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE fcpxml>\n<fcpxml version=\"%s\">\n  <resources>\n", v)
+	name := fcpFormatName(g.Num, g.Den)
+	if name != "" {
+		name = ` name="` + name + `"`
+	}
+	fmt.Fprintf(bw, "    <format id=\"r1\"%s frameDuration=\"%s\" width=\"1920\" height=\"1080\" colorSpace=\"1-1-1 (Rec. 709)\"/>\n", name, fcpTime(1, g))
+	// The asset's extent: whole frames for video, whole samples for audio.
+	dur := fcpTime(e.last, g)
+	if !e.m.HasVideo && e.m.SampleRate > 0 {
+		dur = fmt.Sprintf("%d/%ds", int64(math.Round(e.m.Duration*float64(e.m.SampleRate))), e.m.SampleRate)
+	}
+	src := fileURL(e.m.Path)
+	video := ""
+	if e.m.HasVideo {
+		video = ` hasVideo="1" format="r1" videoSources="1"`
+		if v == "1.8" {
+			video = ` hasVideo="1" format="r1"`
+		}
+	}
+	ch := max(e.m.Channels, 1)
+	audio := fmt.Sprintf(` hasAudio="1" audioSources="1" audioChannels="%d" audioRate="%d"`, ch, e.m.SampleRate)
+	start := fcpTime(e.tc, g)
+	if v == "1.8" {
+		fmt.Fprintf(bw, "    <asset id=\"r2\" name=\"%s\" src=\"%s\" start=\"%s\" duration=\"%s\"%s%s/>\n", attr(e.m.Name), attr(src), start, dur, video, audio)
+	} else {
+		fmt.Fprintf(bw, "    <asset id=\"r2\" name=\"%s\" start=\"%s\" duration=\"%s\"%s%s>\n      <media-rep kind=\"original-media\" src=\"%s\"/>\n    </asset>\n",
+			attr(e.m.Name), start, dur, video, audio, attr(src))
+	}
+	layout := "stereo"
+	if ch > 2 {
+		layout = "surround"
+	}
+	fmt.Fprintf(bw, "  </resources>\n  <library>\n    <event name=\"Kept segments\">\n      <project name=\"%s\">\n", attr(e.title))
+	fmt.Fprintf(bw, "        <sequence format=\"r1\" duration=\"%s\" tcStart=\"0s\" tcFormat=\"%s\" audioLayout=\"%s\" audioRate=\"%s\">\n          <spine>\n",
+		fcpTime(e.total(), g), tcFormat, layout, fcpAudioRate(e.m.SampleRate))
+	clipTC := ""
+	if e.m.HasVideo {
+		clipTC = ` tcFormat="` + tcFormat + `"`
+	}
+	for _, s := range e.segs {
+		fmt.Fprintf(bw, "            <asset-clip ref=\"r2\" name=\"%s\" offset=\"%s\" start=\"%s\" duration=\"%s\"%s/>\n",
+			attr(e.m.Name), fcpTime(s.RecIn, g), fcpTime(e.tc+s.SrcIn, g), fcpTime(s.Len(), g), clipTC)
+	}
+	fmt.Fprint(bw, "          </spine>\n        </sequence>\n      </project>\n    </event>\n  </library>\n</fcpxml>\n")
+	return bw.Flush()
+}

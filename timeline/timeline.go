@@ -1,0 +1,274 @@
+package timeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// ErrInvalidOptions reports timeline options that cannot be honoured (an
+// unknown kind or version, drop-frame at a rate that has none).
+var ErrInvalidOptions = errors.New("invalid timeline options")
+
+// ErrTooManyEvents reports an EDL past CMX 3600's 999 events; WriteFiles
+// splits such an EDL into several files (-part2, ...) instead.
+var ErrTooManyEvents = errors.New("more than 999 EDL events")
+
+// ErrNothingToKeep reports a plan whose kept ranges are empty on the frame grid.
+var ErrNothingToKeep = errors.New("no kept range spans a whole frame")
+
+// Kind is a timeline format.
+type Kind string
+
+// Timeline formats.
+const (
+	FCPXML   Kind = "fcpxml"
+	Premiere Kind = "premiere"
+	EDL      Kind = "edl"
+	OTIO     Kind = "otio"
+	CSV      Kind = "csv"
+)
+
+// Kinds returns every format, in a stable order.
+func Kinds() []Kind { return []Kind{FCPXML, Premiere, EDL, OTIO, CSV} }
+
+// ParseKinds reads a comma-separated list such as "fcpxml,edl" ("all" for every kind).
+func ParseKinds(s string) ([]Kind, error) {
+	if strings.TrimSpace(s) == "all" {
+		return Kinds(), nil
+	}
+	var out []Kind
+	for _, f := range strings.Split(s, ",") {
+		k := Kind(strings.ToLower(strings.TrimSpace(f)))
+		if k == "" {
+			continue
+		}
+		if k.Ext() == "" {
+			return nil, fmt.Errorf("%w: timeline %q (allowed fcpxml, premiere, edl, otio, csv)", ErrInvalidOptions, f)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// Ext returns the file extension of the format.
+func (k Kind) Ext() string {
+	return map[Kind]string{FCPXML: ".fcpxml", Premiere: ".xml", EDL: ".edl", OTIO: ".otio", CSV: ".csv"}[k]
+}
+
+// ContentType returns the MIME type of the format.
+func (k Kind) ContentType() string {
+	return map[Kind]string{FCPXML: "application/xml", Premiere: "application/xml", EDL: "text/plain; charset=utf-8",
+		OTIO: "application/json", CSV: "text/csv; charset=utf-8"}[k]
+}
+
+// Media is what a timeline says about the source.
+type Media struct {
+	Name          string       // clip name: the file name without extension
+	File          string       // file name with extension
+	Path          string       // where the editor finds the media (absolute path, or relative to the timeline)
+	Duration      float64      // seconds
+	SampleRate    int          // audio rate, Hz
+	Channels      int          // audio channels
+	HasVideo      bool         // video+audio source
+	FrameRate     dsp.Rational // the video's exact rate
+	StartTimecode float64      // source start timecode, seconds
+}
+
+// MediaFromInfo describes a decoded input; mediaPath is where the editor
+// finds it ("" means the input's file name).
+func MediaFromInfo(info dsp.Info, mediaPath string) Media {
+	if mediaPath == "" {
+		mediaPath = info.Name
+	}
+	file := filepath.Base(mediaPath)
+	return Media{
+		Name: strings.TrimSuffix(file, filepath.Ext(file)), File: file, Path: mediaPath,
+		Duration: info.Duration, SampleRate: info.SampleRate, Channels: info.Channels,
+		HasVideo: info.Type == "video" && info.FrameRate.Num > 0, FrameRate: info.FrameRate, StartTimecode: info.StartTimecode,
+	}
+}
+
+// Options are the choices of a timeline export.
+type Options struct {
+	// Rate is the edit rate for audio-only sources (default 30); a video
+	// source always uses its own frame rate.
+	Rate dsp.Rational
+	// FCPXMLVersion is "1.8", "1.9", "1.10" (default) or "1.11".
+	FCPXMLVersion string
+	// DropFrame writes drop-frame timecode (29.97 and 59.94 only).
+	DropFrame bool
+	// Title names the sequence (default: "<media name> (cut)").
+	Title string
+}
+
+// AudioRates are the edit rates offered for audio-only sources.
+var AudioRates = []dsp.Rational{{Num: 24000, Den: 1001}, {Num: 24, Den: 1}, {Num: 25, Den: 1}, {Num: 30000, Den: 1001},
+	{Num: 30, Den: 1}, {Num: 50, Den: 1}, {Num: 60000, Den: 1001}, {Num: 60, Den: 1}}
+
+// ParseRate reads an edit rate: "23.976", "29.97", "59.94", "25", "30000/1001".
+func ParseRate(s string) (dsp.Rational, error) {
+	switch s {
+	case "23.976", "23.98":
+		return dsp.Rational{Num: 24000, Den: 1001}, nil
+	case "29.97":
+		return dsp.Rational{Num: 30000, Den: 1001}, nil
+	case "59.94":
+		return dsp.Rational{Num: 60000, Den: 1001}, nil
+	}
+	var n, d int64
+	if k, _ := fmt.Sscanf(s, "%d/%d", &n, &d); k == 2 && n > 0 && d > 0 && n/d <= 240 {
+		return dsp.Rational{Num: n, Den: d}, nil
+	}
+	if k, _ := fmt.Sscanf(s, "%d", &n); k == 1 && n > 0 && n <= 240 && fmt.Sprint(n) == s {
+		return dsp.Rational{Num: n, Den: 1}, nil
+	}
+	return dsp.Rational{}, fmt.Errorf("%w: rate %q (e.g. 23.976, 24, 25, 29.97, 30, 50, 59.94, 60 or 30000/1001)", ErrInvalidOptions, s)
+}
+
+// edit is what every writer works from: the same frame list, rate and media.
+type edit struct {
+	m     Media
+	o     Options
+	rate  dsp.Rational
+	fps   int64 // nominal frames per second (30 for 29.97)
+	drop  bool
+	segs  []Segment
+	last  int64 // media length in whole frames
+	tc    int64 // source start timecode in frames
+	title string
+}
+
+func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
+	rate := o.Rate
+	if m.HasVideo {
+		rate = m.FrameRate
+	}
+	if rate.Num <= 0 || rate.Den <= 0 {
+		rate = dsp.Rational{Num: 30, Den: 1}
+	}
+	e := &edit{m: m, o: o, rate: rate, fps: int64(math.Round(rate.Float()))}
+	if o.DropFrame {
+		if rate.Den != 1001 || (e.fps != 30 && e.fps != 60) {
+			return nil, fmt.Errorf("%w: drop-frame timecode exists only at 29.97 and 59.94, not %s", ErrInvalidOptions, rate)
+		}
+		e.drop = true
+	}
+	e.segs = FrameList(keep, rate, m.Duration)
+	if len(e.segs) == 0 {
+		return nil, ErrNothingToKeep
+	}
+	e.last = int64(math.Floor(m.Duration*rate.Float() + 1e-6))
+	e.tc = SecToFrame(m.StartTimecode, rate)
+	e.title = o.Title
+	if e.title == "" {
+		e.title = m.Name + " (cut)"
+	}
+	return e, nil
+}
+
+// total returns the record length in frames.
+func (e *edit) total() int64 { return e.segs[len(e.segs)-1].RecOut }
+
+// Write writes the timeline of kind k for the kept ranges of media m.
+// An EDL of more than 999 events returns ErrTooManyEvents (WriteFiles splits it).
+func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
+	e, err := newEdit(keep, m, o)
+	if err != nil {
+		return err
+	}
+	switch k {
+	case FCPXML:
+		return e.writeFCPXML(w)
+	case Premiere:
+		return e.writeXMEML(w)
+	case EDL:
+		if n := e.edlEvents(); n > edlMaxEvents {
+			return fmt.Errorf("%w: this plan needs %d; write it with WriteFiles, which splits it into several EDLs", ErrTooManyEvents, n)
+		}
+		return e.writeEDL(w, e.segs, 1, 1)
+	case OTIO:
+		return e.writeOTIO(w)
+	case CSV:
+		return e.writeCSV(w)
+	}
+	return fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
+}
+
+// WriteFiles writes the timelines of kinds into dir as <stem>-autocut.<ext>
+// and returns the paths written. An EDL past 999 events is split into
+// <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated).
+func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Options) ([]string, error) {
+	e, err := newEdit(keep, m, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	write := func(name string, f func(io.Writer) error) error {
+		p := filepath.Join(dir, name)
+		file, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		if err := f(file); err != nil {
+			file.Close()
+			os.Remove(p)
+			return err
+		}
+		out = append(out, p)
+		return file.Close()
+	}
+	for _, k := range kinds {
+		var err error
+		switch k {
+		case FCPXML:
+			err = write(stem+"-autocut"+k.Ext(), e.writeFCPXML)
+		case Premiere:
+			err = write(stem+"-autocut"+k.Ext(), e.writeXMEML)
+		case OTIO:
+			err = write(stem+"-autocut"+k.Ext(), e.writeOTIO)
+		case CSV:
+			err = write(stem+"-autocut"+k.Ext(), e.writeCSV)
+		case EDL:
+			parts := e.edlParts()
+			for i, segs := range parts {
+				name := stem + "-autocut.edl"
+				if i > 0 {
+					name = fmt.Sprintf("%s-autocut-part%d.edl", stem, i+1)
+				}
+				segs, part := segs, i+1
+				if err = write(name, func(w io.Writer) error { return e.writeEDL(w, segs, part, len(parts)) }); err != nil {
+					break
+				}
+			}
+		default:
+			err = fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// fileURL is a percent-encoded file URL for an absolute path, or a
+// percent-encoded relative reference for a relative one (resolved by the
+// editor against the timeline's own location).
+func fileURL(p string) string {
+	p = filepath.ToSlash(p)
+	if path.IsAbs(p) {
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
+}

@@ -1,0 +1,618 @@
+package timeline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+var (
+	ntsc30 = dsp.Rational{Num: 30000, Den: 1001}
+	ntsc24 = dsp.Rational{Num: 24000, Den: 1001}
+	ntsc60 = dsp.Rational{Num: 60000, Den: 1001}
+)
+
+// tcase is one golden scenario.
+type tcase struct {
+	name string
+	keep []dsp.Range
+	m    Media
+	o    Options
+}
+
+func manyRanges(n int, dur float64) []dsp.Range {
+	var out []dsp.Range
+	step := dur / float64(n)
+	for i := 0; i < n; i++ {
+		s := float64(i)*step + step*0.2
+		out = append(out, dsp.Range{Start: s, End: s + step*0.6})
+	}
+	return out
+}
+
+func cases() []tcase {
+	video := func(rate dsp.Rational, dur float64) Media {
+		return Media{Name: "My Interview", File: "My Interview.mov", Path: "/Volumes/Media/My Interview.mov", Duration: dur,
+			SampleRate: 48000, Channels: 2, HasVideo: true, FrameRate: rate}
+	}
+	audio := Media{Name: "podcast ep1", File: "podcast ep1.wav", Path: "/Users/me/Audio/podcast ep1.wav", Duration: 600, SampleRate: 48000, Channels: 2}
+	mono := audio
+	mono.Channels, mono.SampleRate, mono.Name, mono.File, mono.Path = 1, 44100, "voice", "voice.wav", "/data/voice.wav"
+	va := []dsp.Range{{Start: 1.5, End: 4.2}, {Start: 10.0, End: 12.5}, {Start: 30.03, End: 33.0}}
+	unicode := audio
+	unicode.Name, unicode.File, unicode.Path = "Épisode 3 – café", "Épisode 3 – café.wav", "/Users/zoé/Mes Podcasts/Épisode 3 – café.wav"
+	withTC := video(ntsc30, 3600*1001.0/30000)
+	withTC.StartTimecode = 3600 * 1001 / 1000.0 // 01:00:00;00 drop-frame area
+	return []tcase{
+		{"audio48k_stereo", []dsp.Range{{Start: 2.0, End: 65.5}, {Start: 70.25, End: 130.0}}, audio, Options{}},
+		{"audio_mono_25", []dsp.Range{{Start: 0.5, End: 3.3}, {Start: 4.1, End: 9.75}}, mono, Options{Rate: dsp.Rational{Num: 25, Den: 1}}},
+		{"video2997_ndf", va, video(ntsc30, 3600*1001.0/30000), Options{}},
+		{"video2997_df", va, video(ntsc30, 3600*1001.0/30000), Options{DropFrame: true}},
+		{"video2997_timecode", va, withTC, Options{DropFrame: true}},
+		{"video25", va, video(dsp.Rational{Num: 25, Den: 1}, 120), Options{}},
+		{"video23976", va, video(ntsc24, 120), Options{}},
+		{"one_range", []dsp.Range{{Start: 0.25, End: 599.5}}, audio, Options{}},
+		{"ranges1500", manyRanges(1500, 3000), Media{Name: "long", File: "long.wav", Path: "/srv/long.wav", Duration: 3000, SampleRate: 48000, Channels: 2}, Options{}},
+		{"path_unicode_spaces", []dsp.Range{{Start: 2.0, End: 65.5}}, unicode, Options{Rate: ntsc30}},
+	}
+}
+
+// golden compares got with testdata/name (rewritten with -update).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./timeline -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs from the golden file (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestGoldenAndParseBack(t *testing.T) {
+	for _, c := range cases() {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := newEdit(c.keep, c.m, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			files, err := WriteFiles(dir, "out", Kinds(), c.keep, c.m, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				b, _ := os.ReadFile(f)
+				if !strings.HasPrefix(c.name, "ranges1500") || strings.HasSuffix(f, ".edl") || strings.HasSuffix(f, ".csv") {
+					golden(t, c.name+strings.TrimPrefix(filepath.Base(f), "out-autocut"), b)
+				}
+			}
+			want := e.segs
+			for _, k := range Kinds() {
+				var got []Segment
+				switch k {
+				case EDL:
+					got = nil
+					edls, _ := filepath.Glob(filepath.Join(dir, "out-autocut*.edl"))
+					if len(edls) != len(e.edlParts()) {
+						t.Fatalf("%d EDL files, want %d", len(edls), len(e.edlParts()))
+					}
+					for i := range edls {
+						name := "out-autocut.edl"
+						if i > 0 {
+							name = fmt.Sprintf("out-autocut-part%d.edl", i+1)
+						}
+						got = append(got, checkEDL(t, filepath.Join(dir, name), e)...)
+					}
+				default:
+					b, err := os.ReadFile(filepath.Join(dir, "out-autocut"+k.Ext()))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = parseBack(t, k, b, e)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s does not parse back to the frame list (-want +got):\n%s", k, diff)
+				}
+			}
+		})
+	}
+}
+
+func parseBack(t *testing.T, k Kind, b []byte, e *edit) []Segment {
+	t.Helper()
+	switch k {
+	case FCPXML:
+		return checkFCPXML(t, b, e)
+	case Premiere:
+		return checkXMEML(t, b, e)
+	case OTIO:
+		return checkOTIO(t, b, e)
+	case CSV:
+		return checkCSV(t, b, e)
+	}
+	t.Fatalf("kind %s", k)
+	return nil
+}
+
+// fcpFrames reads "0s", "Ns" or "N/Ds" and returns frames at rate, failing off the grid.
+func fcpFrames(t *testing.T, s string, rate dsp.Rational) int64 {
+	t.Helper()
+	v := strings.TrimSuffix(s, "s")
+	n, d := int64(0), int64(1)
+	if a, b, ok := strings.Cut(v, "/"); ok {
+		n, _ = strconv.ParseInt(a, 10, 64)
+		d, _ = strconv.ParseInt(b, 10, 64)
+	} else {
+		n, _ = strconv.ParseInt(v, 10, 64)
+	}
+	// frames = n/d * num/den
+	if (n*rate.Num)%(d*rate.Den) != 0 {
+		t.Fatalf("time %q is off the %s frame grid", s, rate)
+	}
+	return n * rate.Num / (d * rate.Den)
+}
+
+func checkFCPXML(t *testing.T, b []byte, e *edit) []Segment {
+	var doc struct {
+		Version string `xml:"version,attr"`
+		Format  struct {
+			FrameDuration string `xml:"frameDuration,attr"`
+		} `xml:"resources>format"`
+		Asset struct {
+			Start string `xml:"start,attr"`
+			Src   string `xml:"src,attr"`
+			Rep   struct {
+				Src string `xml:"src,attr"`
+			} `xml:"media-rep"`
+		} `xml:"resources>asset"`
+		Seq struct {
+			Duration string `xml:"duration,attr"`
+			Layout   string `xml:"audioLayout,attr"`
+			Clips    []struct {
+				Offset   string `xml:"offset,attr"`
+				Start    string `xml:"start,attr"`
+				Duration string `xml:"duration,attr"`
+			} `xml:"spine>asset-clip"`
+		} `xml:"library>event>project>sequence"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Seq.Layout != "stereo" && doc.Seq.Layout != "surround" {
+		t.Errorf("audioLayout %q", doc.Seq.Layout)
+	}
+	src := doc.Asset.Rep.Src + doc.Asset.Src
+	if strings.HasPrefix(e.m.Path, "/") && !strings.HasPrefix(src, "file:///") || strings.ContainsAny(src, " é") {
+		t.Errorf("media src %q is not a percent-encoded file URL", src)
+	}
+	if fcpFrames(t, doc.Format.FrameDuration, e.rate) != 1 {
+		t.Errorf("frameDuration %s", doc.Format.FrameDuration)
+	}
+	tc := fcpFrames(t, doc.Asset.Start, e.rate)
+	var out []Segment
+	for _, c := range doc.Seq.Clips {
+		in, d, rec := fcpFrames(t, c.Start, e.rate)-tc, fcpFrames(t, c.Duration, e.rate), fcpFrames(t, c.Offset, e.rate)
+		out = append(out, Segment{SrcIn: in, SrcOut: in + d, RecIn: rec, RecOut: rec + d})
+	}
+	if n := len(out); n > 0 && fcpFrames(t, doc.Seq.Duration, e.rate) != out[n-1].RecOut {
+		t.Errorf("sequence duration %s", doc.Seq.Duration)
+	}
+	return out
+}
+
+func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
+	type clip struct {
+		ID    string `xml:"id,attr"`
+		Start int64  `xml:"start"`
+		End   int64  `xml:"end"`
+		In    int64  `xml:"in"`
+		Out   int64  `xml:"out"`
+		File  struct {
+			ID      string `xml:"id,attr"`
+			PathURL string `xml:"pathurl"`
+			Name    string `xml:"name"`
+		} `xml:"file"`
+		Rate struct {
+			Timebase int64  `xml:"timebase"`
+			NTSC     string `xml:"ntsc"`
+		} `xml:"rate"`
+	}
+	var doc struct {
+		Version string `xml:"version,attr"`
+		Video   []struct {
+			Clips []clip `xml:"clipitem"`
+		} `xml:"sequence>media>video>track"`
+		Audio []struct {
+			Clips []clip `xml:"clipitem"`
+		} `xml:"sequence>media>audio>track"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	wantAudio := 2
+	if e.m.Channels == 1 {
+		wantAudio = 1
+	}
+	if len(doc.Audio) != wantAudio || (len(doc.Video) == 1) != e.m.HasVideo {
+		t.Fatalf("%d video and %d audio tracks", len(doc.Video), len(doc.Audio))
+	}
+	ids := map[string]bool{}
+	full := 0
+	var all []clip
+	for _, tr := range doc.Video {
+		all = append(all, tr.Clips...)
+	}
+	for _, tr := range doc.Audio {
+		all = append(all, tr.Clips...)
+		if len(tr.Clips) != len(e.segs) {
+			t.Errorf("audio track with %d clips", len(tr.Clips))
+		}
+	}
+	for _, c := range all {
+		if ids[c.ID] {
+			t.Errorf("clipitem id %s twice", c.ID)
+		}
+		ids[c.ID] = true
+		if c.File.PathURL != "" {
+			full++
+			if strings.HasPrefix(e.m.Path, "/") && !strings.HasPrefix(c.File.PathURL, "file://localhost/") || strings.ContainsAny(c.File.PathURL, " é") {
+				t.Errorf("pathurl %q", c.File.PathURL)
+			}
+		}
+		wantNTSC := map[bool]string{true: "TRUE", false: "FALSE"}[e.rate.Den == 1001]
+		if c.Rate.Timebase != e.fps || c.Rate.NTSC != wantNTSC {
+			t.Errorf("rate %+v", c.Rate)
+		}
+	}
+	if full != 1 {
+		t.Errorf("%d full file definitions, want 1", full)
+	}
+	first := doc.Audio[0].Clips
+	if e.m.HasVideo {
+		first = doc.Video[0].Clips
+	}
+	var out []Segment
+	for _, c := range first {
+		out = append(out, Segment{SrcIn: c.In, SrcOut: c.Out, RecIn: c.Start, RecOut: c.End})
+	}
+	return out
+}
+
+var edlEvent = regexp.MustCompile(`^(\d{3})  (\S{1,8}) +(V|A|AA) +C        (\d\d:\d\d:\d\d[:;]\d\d) (\d\d:\d\d:\d\d[:;]\d\d) (\d\d:\d\d:\d\d[:;]\d\d) (\d\d:\d\d:\d\d[:;]\d\d)$`)
+
+func checkEDL(t *testing.T, path string, e *edit) []Segment {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var out []Segment
+	events, lastEvent := 0, -1
+	fcm := ""
+	for i := 0; sc.Scan(); i++ {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "FCM: "):
+			fcm = l
+		case strings.HasPrefix(l, "* FROM CLIP NAME: "):
+			if lastEvent != i-1 {
+				t.Errorf("clip name line %d does not follow an event", i)
+			}
+		case edlEvent.MatchString(l):
+			m := edlEvent.FindStringSubmatch(l)
+			events++
+			lastEvent = i
+			if n, _ := strconv.Atoi(m[1]); n != events {
+				t.Errorf("event number %s, want %d", m[1], events)
+			}
+			if len(m[2]) > 8 {
+				t.Errorf("reel %q longer than 8", m[2])
+			}
+			if (strings.Contains(l, ";")) != e.drop {
+				t.Errorf("timecode separators wrong for drop=%v: %s", e.drop, l)
+			}
+			fr := func(s string) int64 {
+				v, _, err := ParseTimecode(s, e.fps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			recStart, _, _ := ParseTimecode(Timecode(0, e.fps, false)[:0]+"01:00:00"+map[bool]string{true: ";", false: ":"}[e.drop]+"00", e.fps)
+			s := Segment{SrcIn: fr(m[4]) - e.tc, SrcOut: fr(m[5]) - e.tc, RecIn: fr(m[6]) - recStart, RecOut: fr(m[7]) - recStart}
+			if m[3] == "V" || !e.m.HasVideo {
+				out = append(out, s)
+			}
+		case l == "" || strings.HasPrefix(l, "TITLE: "):
+		default:
+			t.Errorf("unexpected EDL line %q", l)
+		}
+	}
+	if events > edlMaxEvents {
+		t.Errorf("%d events in one EDL", events)
+	}
+	if (fcm == "FCM: DROP FRAME") != e.drop || fcm == "" {
+		t.Errorf("FCM line %q", fcm)
+	}
+	return out
+}
+
+func checkOTIO(t *testing.T, b []byte, e *edit) []Segment {
+	var doc struct {
+		Schema string `json:"OTIO_SCHEMA"`
+		Tracks struct {
+			Schema   string `json:"OTIO_SCHEMA"`
+			Children []struct {
+				Schema   string `json:"OTIO_SCHEMA"`
+				Kind     string `json:"kind"`
+				Children []struct {
+					Schema string    `json:"OTIO_SCHEMA"`
+					Source otioRange `json:"source_range"`
+					Refs   map[string]struct {
+						Schema    string    `json:"OTIO_SCHEMA"`
+						Available otioRange `json:"available_range"`
+						URL       string    `json:"target_url"`
+					} `json:"media_references"`
+				} `json:"children"`
+			} `json:"children"`
+		} `json:"tracks"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != "Timeline.1" || doc.Tracks.Schema != "Stack.1" {
+		t.Fatalf("schemas %s %s", doc.Schema, doc.Tracks.Schema)
+	}
+	wantTracks := 1 + boolInt(e.m.HasVideo)
+	if len(doc.Tracks.Children) != wantTracks {
+		t.Fatalf("%d tracks", len(doc.Tracks.Children))
+	}
+	var first []Segment
+	for ti, tr := range doc.Tracks.Children {
+		if tr.Schema != "Track.1" {
+			t.Errorf("track schema %s", tr.Schema)
+		}
+		var rec int64
+		var segs []Segment
+		for _, c := range tr.Children {
+			ref, ok := c.Refs["DEFAULT_MEDIA"]
+			if c.Schema != "Clip.2" || !ok || ref.Schema != "ExternalReference.1" {
+				t.Fatalf("clip %+v", c)
+			}
+			for _, v := range []otioTime{c.Source.Start, c.Source.Duration, ref.Available.Start, ref.Available.Duration} {
+				if v.Rate != e.rate.Float() || v.Value != float64(int64(v.Value)) {
+					t.Errorf("time %+v not integral at rate %v", v, e.rate.Float())
+				}
+			}
+			in := int64(c.Source.Start.Value - ref.Available.Start.Value)
+			d := int64(c.Source.Duration.Value)
+			segs = append(segs, Segment{SrcIn: in, SrcOut: in + d, RecIn: rec, RecOut: rec + d})
+			rec += d
+		}
+		if ti == 0 {
+			first = segs
+		} else if diff := cmp.Diff(first, segs); diff != "" {
+			t.Errorf("tracks differ: %s", diff)
+		}
+	}
+	return first
+}
+
+func checkCSV(t *testing.T, b []byte, e *edit) []Segment {
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(csvHeader, rows[0]); diff != "" {
+		t.Errorf("header: %s", diff)
+	}
+	var out []Segment
+	for _, r := range rows[1:] {
+		n := func(i int) int64 { v, _ := strconv.ParseInt(r[i], 10, 64); return v }
+		out = append(out, Segment{SrcIn: n(7), SrcOut: n(8), RecIn: n(9), RecOut: n(10)})
+		if r[11] != e.rate.String() {
+			t.Errorf("rate column %q", r[11])
+		}
+	}
+	return out
+}
+
+// TestReferenceFrames reproduces the frame numbers of shared/timeline's reference documents.
+func TestReferenceFrames(t *testing.T) {
+	got := FrameList([]dsp.Range{{Start: 1.5, End: 4.2}, {Start: 10.0, End: 12.5}, {Start: 30.03, End: 33.0}}, ntsc30, 3600*1001.0/30000)
+	want := []Segment{{45, 126, 0, 81}, {300, 375, 81, 156}, {900, 989, 156, 245}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("va_3seg (-want +got):\n%s", diff)
+	}
+	got = FrameList([]dsp.Range{{Start: 2.0, End: 65.5}, {Start: 70.25, End: 130.0}}, dsp.Rational{Num: 30, Den: 1}, 600)
+	want = []Segment{{60, 1965, 0, 1905}, {2108, 3900, 1905, 3697}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("audio_2seg (-want +got):\n%s", diff)
+	}
+	// Touching after snapping merges; empty drops; clamps to the last whole frame.
+	got = FrameList([]dsp.Range{{Start: 0, End: 1.001}, {Start: 1.01, End: 2}, {Start: 3, End: 3.01}, {Start: 9.9, End: 20}}, dsp.Rational{Num: 25, Den: 1}, 10.03)
+	want = []Segment{{0, 50, 0, 50}, {248, 250, 50, 52}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merge/drop/clamp (-want +got):\n%s", diff)
+	}
+}
+
+func TestFCPXMLValidatesAgainstDTDs(t *testing.T) {
+	dtdDir := sharedDir(t, "timeline", "dtd")
+	for _, c := range cases() {
+		for _, v := range FCPXMLVersions {
+			o := c.o
+			o.FCPXMLVersion = v
+			var b bytes.Buffer
+			if err := Write(&b, FCPXML, c.keep, c.m, o); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(t.TempDir(), "x.fcpxml")
+			os.WriteFile(p, b.Bytes(), 0o644)
+			dtd := filepath.Join(dtdDir, "FCPXMLv"+strings.ReplaceAll(v, ".", "_")+".dtd")
+			if out, err := exec.Command("xmllint", "--noout", "--dtdvalid", dtd, p).CombinedOutput(); err != nil {
+				t.Errorf("%s v%s: %v\n%s", c.name, v, err, out)
+			}
+		}
+	}
+}
+
+// sharedDir finds ../shared beside the checkout.
+func sharedDir(t *testing.T, parts ...string) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for d := dir; d != "/"; d = filepath.Dir(d) {
+		p := filepath.Join(append([]string{d, "..", "shared"}, parts...)...)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("shared/%s not found beside the checkout", filepath.Join(parts...))
+	return ""
+}
+
+// TestThreeHoursFrameExact: at 1001-based rates the record end is the sum of
+// durations, and timecode <-> frames is the identity for every frame of 3 h.
+func TestThreeHoursFrameExact(t *testing.T) {
+	for _, rate := range []dsp.Rational{ntsc24, ntsc30, ntsc60} {
+		rng := rand.New(rand.NewSource(1))
+		var keep []dsp.Range
+		for s := 0.0; s < 3*3600-5; {
+			d := 0.2 + rng.Float64()*4
+			keep = append(keep, dsp.Range{Start: s, End: s + d})
+			s += d + 0.1 + rng.Float64()*2
+		}
+		segs := FrameList(keep, rate, 3*3600)
+		var sum int64
+		for i, s := range segs {
+			if s.RecIn != sum || (i > 0 && s.SrcIn <= segs[i-1].SrcOut-1) {
+				t.Fatalf("segment %d %+v: record in %d, running sum %d", i, s, s.RecIn, sum)
+			}
+			sum += s.Len()
+		}
+		if segs[len(segs)-1].RecOut != sum {
+			t.Errorf("%s: last record out %d != sum %d", rate, segs[len(segs)-1].RecOut, sum)
+		}
+		fps := int64(rate.Float() + 0.5)
+		n := int64(3*3600*rate.Float()) + 1
+		for _, drop := range []bool{false, true} {
+			if drop && fps == 24 {
+				continue
+			}
+			for f := int64(0); f < n; f++ {
+				tc := Timecode(f, fps, drop)
+				back, _, err := ParseTimecode(tc, fps)
+				if err != nil || back != f {
+					t.Fatalf("%s drop=%v: frame %d -> %s -> %d (%v)", rate, drop, f, tc, back, err)
+				}
+			}
+		}
+	}
+	if tc := Timecode(1800, 30, true); tc != "00:01:00;02" {
+		t.Errorf("first frame of minute 1 in DF is %s, want 00:01:00;02", tc)
+	}
+	if tc := Timecode(17982, 30, true); tc != "00:10:00;00" {
+		t.Errorf("frame 17982 DF is %s, want 00:10:00;00", tc)
+	}
+}
+
+func TestOptionsErrors(t *testing.T) {
+	m := Media{Name: "a", File: "a.wav", Path: "a.wav", Duration: 10, SampleRate: 48000, Channels: 2}
+	keep := []dsp.Range{{Start: 1, End: 2}}
+	for _, c := range []struct {
+		k Kind
+		o Options
+	}{
+		{EDL, Options{Rate: dsp.Rational{Num: 25, Den: 1}, DropFrame: true}},
+		{FCPXML, Options{FCPXMLVersion: "1.7"}},
+		{Kind("aaf"), Options{}},
+	} {
+		if err := Write(io.Discard, c.k, keep, m, c.o); err == nil {
+			t.Errorf("%s %+v: no error", c.k, c.o)
+		}
+	}
+	if err := Write(io.Discard, CSV, []dsp.Range{{Start: 1, End: 1.001}}, m, Options{}); err == nil {
+		t.Errorf("empty frame list: no error")
+	}
+	err := Write(io.Discard, EDL, manyRanges(1200, 3000), Media{Name: "l", File: "l.wav", Path: "l.wav", Duration: 3000, SampleRate: 48000, Channels: 2}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "WriteFiles") {
+		t.Errorf("1200 events to one writer: %v", err)
+	}
+	if _, err := ParseKinds("fcpxml,aaf"); err == nil {
+		t.Errorf("ParseKinds accepted aaf")
+	}
+	for _, s := range []string{"23.976", "29.97", "25", "30000/1001"} {
+		if _, err := ParseRate(s); err != nil {
+			t.Errorf("ParseRate(%q): %v", s, err)
+		}
+	}
+	if _, err := ParseRate("fast"); err == nil {
+		t.Errorf("ParseRate accepted fast")
+	}
+}
+
+func BenchmarkWriteAllFormats3h(b *testing.B) {
+	keep := manyRanges(5001, 3*3600) // 5000 cuts between 5001 kept ranges
+	m := Media{Name: "long", File: "long.mov", Path: "/srv/long.mov", Duration: 3 * 3600, SampleRate: 48000, Channels: 2, HasVideo: true, FrameRate: ntsc30}
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := WriteFiles(dir, "bench", Kinds(), keep, m, Options{DropFrame: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFormatAll3h is BenchmarkWriteAllFormats3h without the file
+// system: the five writers into io.Discard (the EDL's split parts too).
+func BenchmarkFormatAll3h(b *testing.B) {
+	keep := manyRanges(5001, 3*3600)
+	m := Media{Name: "long", File: "long.mov", Path: "/srv/long.mov", Duration: 3 * 3600, SampleRate: 48000, Channels: 2, HasVideo: true, FrameRate: ntsc30}
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := newEdit(keep, m, Options{DropFrame: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range []func(io.Writer) error{e.writeFCPXML, e.writeXMEML, e.writeOTIO, e.writeCSV} {
+			if err := f(io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i, p := range e.edlParts() {
+			if err := e.writeEDL(io.Discard, p, i+1, 11); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package timeline
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// pathURL is the xmeml pathurl: file://localhost/ + the percent-encoded
+// absolute path (a relative path stays a relative reference).
+func pathURL(p string) string {
+	u := fileURL(p)
+	if strings.HasPrefix(u, "file:///") {
+		return "file://localhost/" + strings.TrimPrefix(u, "file:///")
+	}
+	return u
+}
+
+// writeXMEML writes Final Cut Pro 7 XML (xmeml v5) as Premiere reads it: one
+// full file definition then references, stereo exploded into two mono
+// tracks (mono: one), clipitems of one kept range linked together.
+func (e *edit) writeXMEML(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	ntsc := "FALSE"
+	if e.rate.Den == 1001 {
+		ntsc = "TRUE"
+	}
+	rate := fmt.Sprintf("<rate><timebase>%d</timebase><ntsc>%s</ntsc></rate>", e.fps, ntsc)
+	df := "NDF"
+	if e.drop {
+		df = "DF"
+	}
+	audioTracks := 2
+	if e.m.Channels == 1 {
+		audioTracks = 1
+	}
+	n := len(e.segs)
+	// clipitem ids: video 1..n, then audio track t (0-based) t*n+1.. after the video ones.
+	id := func(track, i int) int { return track*n + i + 1 } // track 0 = video when present
+	audioTrack := func(t int) int { return t + boolInt(e.m.HasVideo) }
+
+	fmt.Fprintf(bw, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE xmeml>\n<xmeml version=\"5\">\n  <sequence id=\"sequence-1\">\n")
+	fmt.Fprintf(bw, "    <name>%s</name>\n    <duration>%d</duration>\n    %s\n", attr(e.title), e.total(), rate)
+	fmt.Fprintf(bw, "    <timecode>%s<string>%s</string><frame>0</frame><displayformat>%s</displayformat></timecode>\n    <media>\n",
+		rate, Timecode(0, e.fps, e.drop), df)
+	fileDone := false
+	file := func() string {
+		if fileDone {
+			return `<file id="file-1"/>`
+		}
+		fileDone = true
+		var b strings.Builder
+		fmt.Fprintf(&b, "<file id=\"file-1\"><name>%s</name><pathurl>%s</pathurl>%s<duration>%d</duration>", attr(e.m.File), attr(pathURL(e.m.Path)), rate, e.last)
+		fmt.Fprintf(&b, "<timecode>%s<string>%s</string><frame>%d</frame><displayformat>%s</displayformat></timecode><media>", rate, Timecode(e.tc, e.fps, e.drop), e.tc, df)
+		if e.m.HasVideo {
+			fmt.Fprintf(&b, "<video><samplecharacteristics>%s<width>1920</width><height>1080</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></video>", rate)
+		}
+		fmt.Fprintf(&b, "<audio><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics><channelcount>%d</channelcount></audio></media></file>", e.m.SampleRate, max(e.m.Channels, 1))
+		return b.String()
+	}
+	links := func(b io.Writer, i int) {
+		if e.m.HasVideo {
+			fmt.Fprintf(b, "<link><linkclipref>clipitem-%d</linkclipref><mediatype>video</mediatype><trackindex>1</trackindex><clipindex>%d</clipindex></link>", id(0, i), i+1)
+		}
+		for t := 0; t < audioTracks; t++ {
+			fmt.Fprintf(b, "<link><linkclipref>clipitem-%d</linkclipref><mediatype>audio</mediatype><trackindex>%d</trackindex><clipindex>%d</clipindex><groupindex>1</groupindex></link>", id(audioTrack(t), i), t+1, i+1)
+		}
+	}
+	name := attr(e.m.Name)
+	clip := func(cid, i int, extra, attrs string) {
+		s := e.segs[i]
+		fmt.Fprintf(bw, "          <clipitem id=\"clipitem-%d\"%s><name>%s</name><enabled>TRUE</enabled><duration>%d</duration>%s<start>%d</start><end>%d</end><in>%d</in><out>%d</out>%s%s",
+			cid, attrs, name, e.last, rate, s.RecIn, s.RecOut, s.SrcIn, s.SrcOut, file(), extra)
+		links(bw, i)
+		bw.WriteString("</clipitem>\n")
+	}
+	if e.m.HasVideo {
+		fmt.Fprintf(bw, "      <video>\n        <format><samplecharacteristics>%s<width>1920</width><height>1080</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n        <track>\n", rate)
+		for i := range e.segs {
+			clip(id(0, i), i, "", "")
+		}
+		fmt.Fprint(bw, "        </track>\n      </video>\n")
+	}
+	fmt.Fprintf(bw, "      <audio>\n        <numOutputChannels>%d</numOutputChannels>\n        <format><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics></format>\n", audioTracks, e.m.SampleRate)
+	for t := 0; t < audioTracks; t++ {
+		attrs, trackAttrs := "", ""
+		if audioTracks == 2 {
+			attrs = ` premiereChannelType="stereo"`
+			trackAttrs = fmt.Sprintf(` currentExplodedTrackIndex="%d" totalExplodedTrackCount="2" premiereTrackType="Stereo"`, t)
+		}
+		fmt.Fprintf(bw, "        <track%s>\n", trackAttrs)
+		for i := range e.segs {
+			clip(id(audioTrack(t), i), i, fmt.Sprintf("<sourcetrack><mediatype>audio</mediatype><trackindex>%d</trackindex></sourcetrack>", t+1), attrs)
+		}
+		fmt.Fprintf(bw, "          <enabled>TRUE</enabled><locked>FALSE</locked><outputchannelindex>%d</outputchannelindex>\n        </track>\n", t+1)
+	}
+	fmt.Fprint(bw, "      </audio>\n    </media>\n  </sequence>\n</xmeml>\n")
+	return bw.Flush()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
