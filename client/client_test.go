@@ -157,8 +157,11 @@ func TestClientAgainstServer(t *testing.T) {
 		t.Errorf("deleted job: %v", err)
 	}
 	var tl bytes.Buffer
-	if _, err := c.Timeline(ctx, j.ID, "csv", TimelineOptions{}, &tl); err != nil && !IsStatus(err, 501) {
-		t.Errorf("timeline: %v", err)
+	if name, err := c.Timeline(ctx, j.ID, "csv", TimelineOptions{Rate: "25"}, &tl); err != nil || name != "talk-autocut.csv" || !strings.Contains(tl.String(), ",25\r\n") {
+		t.Errorf("timeline: %q %v %.300s", name, err, tl.String())
+	}
+	if _, err := c.Timeline(ctx, j.ID, "edl", TimelineOptions{Rate: "25", DropFrame: true}, io.Discard); !IsStatus(err, 400) {
+		t.Errorf("drop-frame at 25 fps: %v, want 400", err)
 	}
 	_ = os.Remove(path)
 }

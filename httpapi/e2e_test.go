@@ -158,6 +158,9 @@ func managerEnvLog(t testing.TB, mod func(*jobs.Config), logTo io.Writer) *testE
 	})
 	e := newTestEnv(t, func(c *Config) {
 		c.Service, c.Ready, c.Collectors, c.AllowPrivateURLs = m, m.Ready, m.Collectors(), true
+		if cfg.Engine == nil { // the real media engine: the real timeline writers too
+			c.Timelines = nil
+		}
 		if logTo != nil {
 			c.Logger = slog.New(slog.NewTextHandler(logTo, nil))
 		}

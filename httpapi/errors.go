@@ -8,21 +8,21 @@ import (
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/timeline"
 	"github.com/autocut-dev/autocut/transcribe"
 )
 
 // Errors of the HTTP layer itself; each maps to a status code in errorTable.
 var (
-	ErrUnauthorized       = errors.New("missing or invalid API key")
-	ErrPlanRequired       = errors.New("this API key has no Pro plan")
-	ErrBadRequest         = errors.New("bad request")
-	ErrURLRefused         = errors.New("url refused")
-	ErrURLFetch           = errors.New("could not download the url")
-	ErrRouteNotFound      = errors.New("no such route")
-	ErrMethodNotAllowed   = errors.New("method not allowed")
-	ErrTimelineNotFound   = errors.New("unknown timeline kind")
-	ErrTimelinesNotLinked = errors.New("timeline export is not available in this build")
-	ErrNotReady           = errors.New("not ready")
+	ErrUnauthorized     = errors.New("missing or invalid API key")
+	ErrPlanRequired     = errors.New("this API key has no Pro plan")
+	ErrBadRequest       = errors.New("bad request")
+	ErrURLRefused       = errors.New("url refused")
+	ErrURLFetch         = errors.New("could not download the url")
+	ErrRouteNotFound    = errors.New("no such route")
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	ErrTimelineNotFound = errors.New("unknown timeline kind")
+	ErrNotReady         = errors.New("not ready")
 )
 
 // errorTable is the only place where errors become status codes. The first
@@ -48,11 +48,14 @@ var errorTable = []struct {
 	{dsp.ErrTooLong, http.StatusUnprocessableEntity, "too_long"},
 	{plan.ErrNothingToKeep, http.StatusUnprocessableEntity, "nothing_to_keep"},
 	{plan.ErrInvalidParams, http.StatusBadRequest, "invalid_parameter"},
+	{timeline.ErrInvalidOptions, http.StatusBadRequest, "invalid_parameter"},
+	// A single CMX 3600 list holds 999 events; the CLI splits longer EDLs.
+	{timeline.ErrTooManyEvents, http.StatusUnprocessableEntity, "too_many_events"},
+	{timeline.ErrNothingToKeep, http.StatusUnprocessableEntity, "nothing_to_keep"},
 	{ErrURLRefused, http.StatusBadRequest, "url_refused"},
 	{ErrURLFetch, http.StatusUnprocessableEntity, "url_unreachable"},
 	{ErrBadRequest, http.StatusBadRequest, "bad_request"},
 	{transcribe.ErrUnavailable, http.StatusNotImplemented, "transcription_unavailable"},
-	{ErrTimelinesNotLinked, http.StatusNotImplemented, "timelines_unavailable"},
 	{ErrNotReady, http.StatusServiceUnavailable, "not_ready"},
 }
 

@@ -322,10 +322,6 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request, ps httprouter.
 		writeError(w, err)
 		return
 	}
-	if s.cfg.Timelines == nil {
-		writeError(w, ErrTimelinesNotLinked)
-		return
-	}
 	var buf bytes.Buffer // timelines are small (one entry per kept range)
 	if err := s.cfg.Timelines(&buf, kind, m, o); err != nil {
 		writeError(w, fmt.Errorf("timeline %s: %w", kind, err))

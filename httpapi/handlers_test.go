@@ -436,12 +436,6 @@ func TestTimelines(t *testing.T) {
 			t.Errorf("%s: %d %s", q, resp.StatusCode, b)
 		}
 	}
-	e2 := newTestEnv(t, func(c *Config) { c.Timelines = nil })
-	id = e2.upload(t, proKey, "a.wav", "RIFF").ID
-	resp, b := e2.call(t, "GET", "/api/v1/jobs/"+id+"/timelines/edl", proKey, nil, nil)
-	if resp.StatusCode != 501 || decodeErr(t, b).Code != "timelines_unavailable" {
-		t.Errorf("no writer: %d %s", resp.StatusCode, b)
-	}
 }
 
 func TestListPatchDelete(t *testing.T) {

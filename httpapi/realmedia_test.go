@@ -94,6 +94,15 @@ func TestRealMediaEndToEnd(t *testing.T) {
 			}
 			t.Logf("%s: plan %.3f s (%d cuts), output.duration %.3f s, ffprobe %.3f s, %d bytes",
 				tc.format, v.Plan.Stats.FinalSec, v.Plan.Stats.CutsCount, v.Output.Duration, dur, len(body))
+			for kind, ct := range map[string]string{"fcpxml": "application/xml", "premiere": "application/xml", "edl": "text/plain", "otio": "application/json", "csv": "text/csv"} {
+				resp, tb := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/timelines/"+kind+"?dropFrame="+strconv.FormatBool(tc.container == "mp4"), proKey, nil, nil)
+				if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), ct) || len(tb) < 100 {
+					t.Errorf("timeline %s: %d %s %.200s", kind, resp.StatusCode, resp.Header.Get("Content-Type"), tb)
+				}
+				if kind == "edl" && tc.container == "mp4" && !strings.Contains(string(tb), "FCM: DROP FRAME") {
+					t.Errorf("video EDL at 29.97 with dropFrame: %.200s", tb)
+				}
+			}
 			if v.Plan.Stats.CutsCount == 0 || math.Abs(v.Output.Duration-v.Plan.Stats.FinalSec) > 0.1 || math.Abs(dur-v.Output.Duration) > 0.1 {
 				t.Errorf("durations disagree")
 			}

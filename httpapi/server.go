@@ -50,7 +50,7 @@ type Config struct {
 	// AllowPrivateURLs lets Form A download from private and loopback
 	// addresses: for tests and trusted networks only.
 	AllowPrivateURLs bool
-	// Timelines writes timeline files; nil answers 501 on timeline routes.
+	// Timelines writes timeline files; nil means WriteTimeline.
 	Timelines TimelineWriter
 	Logger    *slog.Logger // default slog.Default()
 	// Registry receives the HTTP metrics and Collectors and is served at
@@ -80,6 +80,9 @@ type server struct {
 func New(cfg Config) http.Handler {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if cfg.Timelines == nil {
+		cfg.Timelines = WriteTimeline
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

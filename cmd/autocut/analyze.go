@@ -19,7 +19,7 @@ type analyzeOutput struct {
 	*dsp.Analysis
 	Plan      *plan.Plan `json:"plan"`
 	PlanError string     `json:"planError,omitempty"`
-	// (A later issue adds the timelines written by --timelines here.)
+	Timelines []string   `json:"timelines,omitempty"` // files written by --timelines
 }
 
 // analyzeFlags are the analyze subcommand's options.
@@ -44,8 +44,8 @@ func runAnalyze(ctx context.Context, e env) error {
 		fs.PrintDefaults()
 	}
 	f.register(fs)
-	// Timeline export flags (--timelines ...) are added here by the
-	// timelines issue.
+	var tl timelineFlags
+	tl.register(fs)
 	pos, err := parseInterspersed(fs, e.args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,6 +59,9 @@ func runAnalyze(ctx context.Context, e env) error {
 	params, err := f.resolve()
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if err := tl.check(); err != nil {
+		return err
 	}
 	dec, err := decoderFor(f.decoder)
 	if err != nil {
@@ -76,6 +79,17 @@ func runAnalyze(ctx context.Context, e env) error {
 	}
 	if perr != nil {
 		out.PlanError = perr.Error()
+	} else {
+		if a.Input.Type == "video" && a.Input.FrameRate.Num == 0 {
+			if info, err := dsp.Probe(ctx, pos[0]); err == nil {
+				a.Input.FrameRate, a.Input.StartTimecode = info.FrameRate, info.StartTimecode
+			}
+		}
+		files, err := tl.write(ctx, pos[0], p.Keep, a.Input)
+		if err != nil {
+			return err
+		}
+		out.Timelines = files
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

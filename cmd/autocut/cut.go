@@ -51,6 +51,9 @@ func runCut(ctx context.Context, e env) error {
 		return usageError{"-o OUT is required"}
 	}
 	in := pos[0]
+	if err := tl.check(); err != nil {
+		return err
+	}
 	params, err := f.resolve()
 	if err != nil {
 		return usageError{err.Error()}

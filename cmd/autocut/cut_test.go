@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -26,7 +27,8 @@ func TestCutCommand(t *testing.T) {
 		maxDur float64
 	}{
 		{[]string{"cut", "--preset", "podcast", "-o", filepath.Join(dir, "a.wav"), in}, "a.wav", 6},
-		{[]string{"cut", in, "-o", filepath.Join(dir, "b.mp3"), "--normalize", "none", "--rumble=false", "--keep-silence", "0"}, "b.mp3", 5.2},
+		{[]string{"cut", in, "-o", filepath.Join(dir, "b.mp3"), "--normalize", "none", "--rumble=false", "--keep-silence", "0",
+			"--timelines", "fcpxml,premiere,edl,otio,csv", "--timeline-dir", filepath.Join(dir, "tl"), "--timeline-rate", "25"}, "b.mp3", 5.2},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), c.args, &out, &errb); code != 0 {
@@ -41,7 +43,16 @@ func TestCutCommand(t *testing.T) {
 			t.Errorf("%s lasts %.3f s, want 4.5..%.1f", c.out, d, c.maxDur)
 		}
 	}
+	for _, ext := range []string{".fcpxml", ".xml", ".edl", ".otio", ".csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, "tl", "talk-autocut"+ext))
+		if err != nil || len(b) < 50 {
+			t.Errorf("timeline %s: %v", ext, err)
+		}
+	}
 	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"cut", "--timelines", "aaf", "-o", filepath.Join(dir, "z.wav"), in}, &out, &errb); code != 2 {
+		t.Errorf("unknown timeline kind: exit %d, want 2", code)
+	}
 	if code := run(context.Background(), []string{"cut", in}, &out, &errb); code != 2 {
 		t.Errorf("missing -o: exit %d, want 2", code)
 	}

@@ -95,7 +95,6 @@ func runServe(ctx context.Context, e env) error {
 		BaseURL:          f.baseURL,
 		MaxUploadBytes:   f.maxUpload,
 		AllowPrivateURLs: f.allowPrivate,
-		Timelines:        timelineWriter(),
 		Web:              web.Handler(),
 		Logger:           log,
 		Collectors:       mgr.Collectors(),
@@ -139,7 +138,3 @@ func runServe(ctx context.Context, e env) error {
 	log.Info("stopped")
 	return nil
 }
-
-// timelineWriter returns the timeline writer; nil until the timeline
-// package provides its writers (the routes answer 501 meanwhile).
-func timelineWriter() httpapi.TimelineWriter { return nil }

@@ -1,0 +1,16 @@
+package httpapi
+
+import (
+	"io"
+
+	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/timeline"
+)
+
+// WriteTimeline is the default TimelineWriter: the timeline package's writers
+// over the job's plan and input.
+func WriteTimeline(w io.Writer, kind string, m *jobs.Media, o TimelineOptions) error {
+	media := timeline.MediaFromInfo(m.Info, o.MediaPath)
+	return timeline.Write(w, timeline.Kind(kind), m.Plan.Keep, media,
+		timeline.Options{Rate: o.Rate, FCPXMLVersion: o.FCPXMLVersion, DropFrame: o.DropFrame})
+}
