@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/transcribe"
 )
 
 // genMedia makes a test file with ffmpeg: tone bursts with pauses (speech-like
@@ -127,5 +128,55 @@ func TestRealMediaEndToEnd(t *testing.T) {
 		}
 	} else if resp.StatusCode != 400 {
 		t.Errorf("mp4 from audio: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestRealTranscriptionCutsFillers: a job with transcribe true runs the
+// pocketsphinx engine and its plan cuts the filler word.
+func TestRealTranscriptionCutsFillers(t *testing.T) {
+	tr, err := transcribe.New(transcribe.Config{Order: []string{"pocketsphinx"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20; c.Transcriber = tr })
+	dir := t.TempDir()
+	var parts []string
+	for i, text := range []string{"So I think we should go to the market today.", "um", "The quarterly numbers came in higher than anyone expected."} {
+		f := filepath.Join(dir, strconv.Itoa(i)+".wav")
+		if b, err := exec.Command("flite", "-voice", "rms", "-t", text, "-o", f).CombinedOutput(); err != nil {
+			t.Fatalf("flite: %v %s", err, b)
+		}
+		parts = append(parts, f)
+	}
+	speech := filepath.Join(dir, "talk.wav")
+	if b, err := exec.Command("sox", append(parts, speech, "pad", "0.3", "0.3")...).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, b)
+	}
+	body, _ := os.ReadFile(speech)
+	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)),
+		map[string]string{"X-Filename": "talk.wav", "X-Options": `{"transcribe":true,"export":{"format":"wav"}}`})
+	var v JobView
+	if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !isDone(v) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
+		v = JobView{}
+		json.Unmarshal(b, &v)
+	}
+	if v.Status != jobs.StatusDone || v.Plan == nil || v.Transcript == nil {
+		t.Fatalf("job: %s", b)
+	}
+	fillers := 0
+	for _, c := range v.Plan.Cuts {
+		if c.Reason == "filler" {
+			fillers++
+		}
+	}
+	t.Logf("transcript %.300v; plan cuts %+v", v.Transcript, v.Plan.Cuts)
+	if fillers == 0 || !v.Export.CutFillers {
+		t.Errorf("no filler cut in the plan (cutFillers %v)", v.Export.CutFillers)
 	}
 }

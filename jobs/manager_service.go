@@ -552,12 +552,13 @@ func fillerCuts(r *record) []plan.Cut {
 	if !r.Export.CutFillers || r.Transcript == nil || r.Transcript.Status != "done" {
 		return nil
 	}
-	cuts := make([]plan.Cut, 0, len(r.Transcript.Fillers))
-	for _, f := range r.Transcript.Fillers {
-		cuts = append(cuts, plan.Cut{Start: f.Start, End: f.End, Reason: plan.ReasonFiller})
-	}
-	return cuts
+	// Padded a little so the join does not keep the filler's onset or
+	// release; the planner merges them with neighbouring silences.
+	return transcribe.FillerCuts(r.Transcript, fillerPadSec)
 }
+
+// fillerPadSec is the padding on each side of a cut filler.
+const fillerPadSec = 0.04
 
 func processInsertOpts() *river.InsertOpts {
 	return &river.InsertOpts{MaxAttempts: 10}

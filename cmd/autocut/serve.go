@@ -14,12 +14,14 @@ import (
 
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/transcribe"
 	"github.com/autocut-dev/autocut/web"
 )
 
 // serveFlags are the flags of autocut serve.
 type serveFlags struct {
 	addr, data, baseURL, keys string
+	whisperModel, whisperCLI  string
 	workers                   int
 	allowPrivate              bool
 	maxUpload                 int64
@@ -35,6 +37,8 @@ func runServe(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&f.addr, "addr", ":8080", "listen address")
+	fs.StringVar(&f.whisperModel, "whisper-model", "", "whisper.cpp model file for transcription (also env AUTOCUT_WHISPER_MODEL)")
+	fs.StringVar(&f.whisperCLI, "whisper-cli", "", "whisper-cli binary (also env AUTOCUT_WHISPER_CLI)")
 	fs.StringVar(&f.data, "data", "autocut-data", "data directory (database, media, generated key hash)")
 	fs.StringVar(&f.baseURL, "base-url", "", "absolute base URL for links in responses (default: from each request's Host)")
 	fs.StringVar(&f.keys, "keys", "", "API keys file, one key:plan per line (plan pro or free); also env AUTOCUT_API_KEYS=\"k1:pro,k2:free\"")
@@ -65,9 +69,24 @@ func runServe(ctx context.Context, e env) error {
 			filepath.Join(f.data, httpapi.KeysFileName), generated)
 	}
 
-	// Transcription: no engine constructor exists yet (transcribe.New), so
-	// the manager runs without one and transcription answers 501.
+	// Transcription: the first available engine (whisper when configured,
+	// else pocketsphinx); none means transcription answers 501.
+	tcfg := transcribe.ConfigFromEnv()
+	if f.whisperModel != "" {
+		tcfg.WhisperModel = f.whisperModel
+	}
+	if f.whisperCLI != "" {
+		tcfg.WhisperCLI = f.whisperCLI
+	}
+	var transcriber transcribe.Transcriber
+	if t, err := transcribe.New(tcfg); err == nil {
+		transcriber = t
+		log.Info("transcription engine", "engine", t.Name())
+	} else {
+		log.Warn("transcription unavailable: requests for it answer 501", "err", err)
+	}
 	mgr, err := jobs.Open(ctx, jobs.Config{
+		Transcriber:       transcriber,
 		DataDir:           f.data,
 		Workers:           f.workers,
 		MaxInputBytes:     f.maxUpload,

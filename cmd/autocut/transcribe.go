@@ -2,10 +2,54 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/autocut-dev/autocut/transcribe"
 )
 
-// runTranscribe is a placeholder until its issue lands.
+// runTranscribe implements `autocut transcribe [flags] FILE`: the transcript
+// (words with times and confidences) and the filler words, as JSON.
 func runTranscribe(ctx context.Context, e env) error {
-	return errors.New("not implemented yet")
+	cfg := transcribe.ConfigFromEnv()
+	var lang, engine string
+	fs := flag.NewFlagSet("transcribe", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: autocut transcribe [flags] FILE\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&lang, "lang", "", "language code hint: en, fr (default: automatic where the engine can)")
+	fs.StringVar(&engine, "engine", "", "engine: whisper or pocketsphinx (default: the first available)")
+	fs.StringVar(&cfg.WhisperModel, "whisper-model", cfg.WhisperModel, "whisper.cpp model file (env AUTOCUT_WHISPER_MODEL)")
+	fs.StringVar(&cfg.WhisperCLI, "whisper-cli", cfg.WhisperCLI, "whisper-cli binary (env AUTOCUT_WHISPER_CLI)")
+	pos, err := parseInterspersed(fs, e.args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if len(pos) != 1 {
+		return usageError{"need exactly one FILE (autocut transcribe [flags] FILE)"}
+	}
+	if engine != "" {
+		cfg.Order = []string{engine}
+	}
+	t, err := transcribe.New(cfg)
+	if err != nil {
+		return err
+	}
+	tr, err := t.Transcribe(ctx, pos[0], lang, nil)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(tr, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(append(b, '\n'))
+	return err
 }

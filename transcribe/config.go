@@ -1,0 +1,58 @@
+package transcribe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+)
+
+// Config chooses and configures the engines.
+type Config struct {
+	WhisperModel string   // whisper.cpp model file (ggml); enables the whisper engine with WhisperCLI
+	WhisperCLI   string   // whisper-cli binary; "" means whisper-cli on PATH
+	Order        []string // engines to try, first available wins (default: whisper, pocketsphinx)
+	// PocketsphinxKWSThreshold is the keyword-spotting threshold for
+	// fillers: higher finds fewer (default 1e+5).
+	PocketsphinxKWSThreshold float64
+	Logger                   *slog.Logger
+}
+
+// ConfigFromEnv reads AUTOCUT_WHISPER_MODEL and AUTOCUT_WHISPER_CLI.
+func ConfigFromEnv() Config {
+	return Config{WhisperModel: os.Getenv("AUTOCUT_WHISPER_MODEL"), WhisperCLI: os.Getenv("AUTOCUT_WHISPER_CLI")}
+}
+
+// New returns the first available engine of cfg.Order, or an error wrapping
+// ErrUnavailable that says what to install or configure.
+func New(cfg Config) (Transcriber, error) {
+	order := cfg.Order
+	if len(order) == 0 {
+		order = []string{"whisper", "pocketsphinx"}
+	}
+	var why []string
+	for _, name := range order {
+		var t Transcriber
+		switch name {
+		case "whisper":
+			t = &Whisper{Model: cfg.WhisperModel, CLI: cfg.WhisperCLI}
+		case "pocketsphinx":
+			t = &Pocketsphinx{KWSThreshold: cfg.PocketsphinxKWSThreshold}
+		default:
+			return nil, fmt.Errorf("transcribe: unknown engine %q (whisper, pocketsphinx)", name)
+		}
+		err := t.Available(context.Background())
+		if err == nil {
+			return t, nil
+		}
+		why = append(why, err.Error())
+	}
+	return nil, fmt.Errorf("%w: %s", ErrUnavailable, strings.Join(why, "; "))
+}
+
+// errNotAvailable builds an engine's availability error.
+func errNotAvailable(format string, args ...any) error {
+	return errors.New(fmt.Sprintf(format, args...))
+}

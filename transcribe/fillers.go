@@ -1,0 +1,115 @@
+package transcribe
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/autocut-dev/autocut/plan"
+)
+
+// Filler lexicons per language. Sure words are fillers wherever they are;
+// ambiguous ones ("like", "ben", "genre") only when flanked by pauses.
+var (
+	sureFillers = map[string][]string{
+		"en": {"um", "uh", "erm", "er", "ah", "hmm", "mm", "uhm", "umm", "hm"},
+		"fr": {"euh", "heu", "hum", "bah", "ben", "euhm"},
+	}
+	ambiguousFillers = map[string][]string{
+		"en": {"like", "you know", "so", "well"},
+		"fr": {"bon", "genre", "voilà", "quoi", "ben"},
+	}
+)
+
+// flankPause is the silence on both sides that turns an ambiguous word into a filler.
+const flankPause = 0.25
+
+// normalize lowercases a recognised word and strips punctuation and the
+// pronunciation variant suffix pocketsphinx adds ("market(2)").
+func normalize(w string) string {
+	w = strings.ToLower(strings.TrimSpace(w))
+	if i := strings.IndexByte(w, '('); i > 0 {
+		w = w[:i]
+	}
+	return strings.Trim(w, ".,!?;:\"'…-")
+}
+
+// DetectFillers finds filler words among timed words of language lang
+// ("en", "fr"; "" tries both lexicons).
+func DetectFillers(words []Word, lang string) []Filler {
+	langs := []string{lang}
+	if lang == "" {
+		langs = []string{"en", "fr"}
+	}
+	sure, amb := map[string]bool{}, map[string]bool{}
+	for _, l := range langs {
+		for _, w := range sureFillers[l] {
+			sure[w] = true
+		}
+		for _, w := range ambiguousFillers[l] {
+			amb[w] = true
+		}
+	}
+	var out []Filler
+	for i := 0; i < len(words); i++ {
+		w := normalize(words[i].Word)
+		if sure[w] {
+			out = append(out, Filler{Word: w, Start: words[i].Start, End: words[i].End, Kind: "filler", Confidence: max(words[i].Confidence, 0.5)})
+			continue
+		}
+		// two-word ambiguous fillers ("you know")
+		n, end := w, words[i].End
+		if i+1 < len(words) && amb[w+" "+normalize(words[i+1].Word)] {
+			n, end = w+" "+normalize(words[i+1].Word), words[i+1].End
+		}
+		if !amb[n] {
+			continue
+		}
+		last := i + len(strings.Fields(n)) - 1
+		before := i == 0 || words[i].Start-words[i-1].End >= flankPause
+		after := last == len(words)-1 || words[last+1].Start-end >= flankPause
+		if before && after {
+			out = append(out, Filler{Word: n, Start: words[i].Start, End: end, Kind: "filler", Confidence: 0.4 * max(words[i].Confidence, 0.5)})
+			i = last
+		}
+	}
+	return out
+}
+
+// mergeFillers sorts fillers and merges overlapping detections (a keyword
+// pass may report "um" and "uh" over the same sound).
+func mergeFillers(f []Filler) []Filler {
+	sort.Slice(f, func(i, j int) bool { return f[i].Start < f[j].Start })
+	var out []Filler
+	for _, x := range f {
+		if n := len(out); n > 0 && x.Start < out[n-1].End {
+			if x.End > out[n-1].End {
+				out[n-1].End = x.End
+			}
+			if x.Confidence > out[n-1].Confidence {
+				out[n-1].Word, out[n-1].Confidence = x.Word, x.Confidence
+			}
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// FillerCuts turns a transcript's fillers into cuts with reason "filler",
+// padded by pad seconds on each side (so the join does not keep a breath of
+// the filler); the planner merges them with neighbouring silences.
+func FillerCuts(t *Transcript, pad float64) []plan.Cut {
+	if t == nil {
+		return nil
+	}
+	var out []plan.Cut
+	for _, f := range t.Fillers {
+		s, e := max(f.Start-pad, 0), f.End+pad
+		if n := len(out); n > 0 && s <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, e)
+			continue
+		}
+		out = append(out, plan.Cut{Start: s, End: e, Reason: plan.ReasonFiller})
+	}
+	return out
+}
