@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -26,6 +27,8 @@ type Manager struct {
 	log      *slog.Logger
 	engine   Engine
 	db       *sqliteDB
+	getOnce  sync.Once
+	getStmt  *sql.Stmt // GET job, prepared on first use
 	q        queue
 	bucket   *blob.Bucket
 	mediaDir string // the fileblob root, so workers read originals in place
@@ -222,6 +225,9 @@ func (m *Manager) Stop(ctx context.Context) error {
 	}
 	if err := m.bucket.Close(); err != nil {
 		errs = append(errs, err)
+	}
+	if m.getStmt != nil {
+		m.getStmt.Close()
 	}
 	if err := m.db.Close(); err != nil {
 		errs = append(errs, err)
