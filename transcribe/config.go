@@ -13,12 +13,17 @@ import (
 type Config struct {
 	WhisperModel string   // whisper.cpp model file (ggml); enables the whisper engine with WhisperCLI
 	WhisperCLI   string   // whisper-cli binary; "" means whisper-cli on PATH
-	Order        []string // engines to try, first available wins (default: whisper, pocketsphinx)
+	Order        []string // engines to try, first available wins (default: DefaultOrder)
 	// PocketsphinxKWSThreshold is the keyword-spotting threshold for
 	// fillers: higher finds fewer (default 1e+5).
 	PocketsphinxKWSThreshold float64
 	Logger                   *slog.Logger
 }
+
+// DefaultOrder is the engines tried when Config.Order is empty. The acoustic
+// detector is left out: its precision on isolated short words falls under
+// 0.8 (see its test); choose it with Order ["acoustic"] (--engine acoustic).
+func DefaultOrder() []string { return []string{"whisper", "pocketsphinx"} }
 
 // ConfigFromEnv reads AUTOCUT_WHISPER_MODEL and AUTOCUT_WHISPER_CLI.
 func ConfigFromEnv() Config {
@@ -30,7 +35,7 @@ func ConfigFromEnv() Config {
 func New(cfg Config) (Transcriber, error) {
 	order := cfg.Order
 	if len(order) == 0 {
-		order = []string{"whisper", "pocketsphinx"}
+		order = DefaultOrder()
 	}
 	var why []string
 	for _, name := range order {
@@ -40,8 +45,10 @@ func New(cfg Config) (Transcriber, error) {
 			t = &Whisper{Model: cfg.WhisperModel, CLI: cfg.WhisperCLI}
 		case "pocketsphinx":
 			t = &Pocketsphinx{KWSThreshold: cfg.PocketsphinxKWSThreshold}
+		case "acoustic":
+			t = &Acoustic{}
 		default:
-			return nil, fmt.Errorf("transcribe: unknown engine %q (whisper, pocketsphinx)", name)
+			return nil, fmt.Errorf("transcribe: unknown engine %q (whisper, pocketsphinx, acoustic)", name)
 		}
 		err := t.Available(context.Background())
 		if err == nil {

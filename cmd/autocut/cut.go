@@ -15,6 +15,7 @@ import (
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcode"
+	"github.com/autocut-dev/autocut/transcribe"
 )
 
 // runCut implements `autocut cut [flags] -o OUT FILE`: analyse, plan and
@@ -23,6 +24,8 @@ func runCut(ctx context.Context, e env) error {
 	f := analyzeFlags{set: map[string]bool{}}
 	var out, format, normalize string
 	var denoise, rumble boolFlag
+	var doTranscribe bool
+	tcfg := transcribe.ConfigFromEnv()
 	fs := flag.NewFlagSet("cut", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
@@ -35,6 +38,9 @@ func runCut(ctx context.Context, e env) error {
 	fs.StringVar(&normalize, "normalize", "", "loudness normalization: none, podcast (-16 LUFS), youtube (-14 LUFS) (default: the preset's)")
 	fs.Var(&denoise, "denoise", "noise reduction, true or false (default: the preset's)")
 	fs.Var(&rumble, "rumble", "70 Hz high-pass filter, true or false (default: the preset's)")
+	fs.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
+	fs.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model file for --transcribe (env AUTOCUT_WHISPER_MODEL)")
+	fs.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli binary (env AUTOCUT_WHISPER_CLI)")
 	var tl timelineFlags
 	tl.register(fs)
 	pos, err := parseInterspersed(fs, e.args)
@@ -92,7 +98,21 @@ func runCut(ctx context.Context, e env) error {
 	if err := o.Validate(a.Input); err != nil {
 		return usageError{err.Error()}
 	}
-	p, err := plan.Make(a, params, nil)
+	var fillers []plan.Cut
+	if doTranscribe {
+		t, err := transcribe.New(tcfg)
+		if err != nil {
+			return err
+		}
+		bar.stage("transcribing")
+		tr, err := t.Transcribe(ctx, in, "", bar.update)
+		if err != nil {
+			return err
+		}
+		fillers = transcribe.FillerCuts(tr, 0.04)
+		fmt.Fprintf(e.stderr, "%s found %d filler words\n", t.Name(), len(tr.Fillers))
+	}
+	p, err := plan.Make(a, params, fillers)
 	if err != nil {
 		return err
 	}

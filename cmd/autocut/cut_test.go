@@ -49,6 +49,26 @@ func TestCutCommand(t *testing.T) {
 			t.Errorf("timeline %s: %v", ext, err)
 		}
 	}
+	// --transcribe cuts the filler of flite speech ("um" between two sentences).
+	var parts []string
+	for i, text := range []string{"So I think we should go to the market today.", "um", "The numbers came in higher than anyone expected."} {
+		f := filepath.Join(dir, "p"+strconv.Itoa(i)+".wav")
+		if b, err := exec.Command("flite", "-voice", "rms", "-t", text, "-o", f).CombinedOutput(); err != nil {
+			t.Fatalf("flite: %v %s", err, b)
+		}
+		parts = append(parts, f)
+	}
+	speech := filepath.Join(dir, "speech.wav")
+	if b, err := exec.Command("sox", append(parts, speech, "pad", "0.3", "0.3")...).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, b)
+	}
+	var tout, terr bytes.Buffer
+	if code := run(context.Background(), []string{"cut", "--transcribe", "--keep-silence", "0", "-o", filepath.Join(dir, "s.wav"), speech}, &tout, &terr); code != 0 {
+		t.Fatalf("cut --transcribe: exit %d: %s", code, terr.String())
+	}
+	if !strings.Contains(terr.String(), "pocketsphinx found 1 filler words") {
+		t.Errorf("no filler reported: %s", terr.String())
+	}
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"cut", "--timelines", "aaf", "-o", filepath.Join(dir, "z.wav"), in}, &out, &errb); code != 2 {
 		t.Errorf("unknown timeline kind: exit %d, want 2", code)

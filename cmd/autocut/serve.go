@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/autocut-dev/autocut/httpapi"
@@ -22,6 +23,7 @@ import (
 type serveFlags struct {
 	addr, data, baseURL, keys string
 	whisperModel, whisperCLI  string
+	engines                   string // transcription engines in order
 	workers                   int
 	allowPrivate              bool
 	maxUpload                 int64
@@ -39,6 +41,7 @@ func runServe(ctx context.Context, e env) error {
 	fs.StringVar(&f.addr, "addr", ":8080", "listen address")
 	fs.StringVar(&f.whisperModel, "whisper-model", "", "whisper.cpp model file for transcription (also env AUTOCUT_WHISPER_MODEL)")
 	fs.StringVar(&f.whisperCLI, "whisper-cli", "", "whisper-cli binary (also env AUTOCUT_WHISPER_CLI)")
+	fs.StringVar(&f.engines, "transcribe-engines", "", "transcription engines to try in order: whisper,pocketsphinx,acoustic (default whisper,pocketsphinx)")
 	fs.StringVar(&f.data, "data", "autocut-data", "data directory (database, media, generated key hash)")
 	fs.StringVar(&f.baseURL, "base-url", "", "absolute base URL for links in responses (default: from each request's Host)")
 	fs.StringVar(&f.keys, "keys", "", "API keys file, one key:plan per line (plan pro or free); also env AUTOCUT_API_KEYS=\"k1:pro,k2:free\"")
@@ -77,6 +80,9 @@ func runServe(ctx context.Context, e env) error {
 	}
 	if f.whisperCLI != "" {
 		tcfg.WhisperCLI = f.whisperCLI
+	}
+	if f.engines != "" {
+		tcfg.Order = strings.Split(f.engines, ",")
 	}
 	var transcriber transcribe.Transcriber
 	if t, err := transcribe.New(tcfg); err == nil {

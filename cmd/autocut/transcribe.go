@@ -22,7 +22,7 @@ func runTranscribe(ctx context.Context, e env) error {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&lang, "lang", "", "language code hint: en, fr (default: automatic where the engine can)")
-	fs.StringVar(&engine, "engine", "", "engine: whisper or pocketsphinx (default: the first available)")
+	fs.StringVar(&engine, "engine", "", "engine: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx)")
 	fs.StringVar(&cfg.WhisperModel, "whisper-model", cfg.WhisperModel, "whisper.cpp model file (env AUTOCUT_WHISPER_MODEL)")
 	fs.StringVar(&cfg.WhisperCLI, "whisper-cli", cfg.WhisperCLI, "whisper-cli binary (env AUTOCUT_WHISPER_CLI)")
 	pos, err := parseInterspersed(fs, e.args)

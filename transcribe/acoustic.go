@@ -1,0 +1,255 @@
+package transcribe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/cmplx"
+	"sort"
+
+	"github.com/mjibson/go-dsp/fft"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// Acoustic finds filled pauses (um, uh, euh, ...) without a speech model, in
+// any language: a filled pause is a long voiced stretch whose pitch and
+// spectrum barely move, where words glide in pitch and change spectrum every
+// few tens of milliseconds. It returns fillers only (no words).
+//
+// Per 10 ms frame (40 ms window, mono, about 8 kHz): level, voicing and pitch
+// from the normalised autocorrelation (70-400 Hz), and a 16-band log
+// spectrum; see detect for the decision.
+type Acoustic struct {
+	MinSec       float64 // shortest filled pause (default 0.12 s)
+	MaxSec       float64 // longest (default 0.9 s)
+	MaxPitchSemi float64 // largest pitch standard deviation, semitones (default 1.2)
+	MaxFluxDb    float64 // largest mean frame-to-frame spectral change, dB per band (default 4)
+}
+
+// Name returns "acoustic".
+func (a *Acoustic) Name() string { return "acoustic" }
+
+// Available always holds: the detector is pure Go.
+func (a *Acoustic) Available(ctx context.Context) error { return nil }
+
+// frameFeat are one frame's features.
+type frameFeat struct {
+	db     float64 // RMS level, dBFS
+	voiced bool
+	pitch  float64 // Hz, when voiced
+	bands  [16]float64
+}
+
+// Transcribe decodes path and returns the filled pauses it finds.
+func (a *Acoustic) Transcribe(ctx context.Context, path, lang string, progress dsp.Progress) (*Transcript, error) {
+	st, err := dsp.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	feats, hop, err := a.features(ctx, st, progress)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transcript{Status: "done", Language: lang, Engine: a.Name(), Words: []Word{}, Fillers: a.detect(feats, hop)}
+	report(progress, 1)
+	return t, nil
+}
+
+func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Progress) ([]frameFeat, float64, error) {
+	f := st.Format()
+	// Work at about 8 kHz (box-filter decimation): pitch and the bands up to
+	// 4 kHz are all the detector needs, and autocorrelation cost grows with
+	// the square of the rate.
+	dec := max(1, f.SampleRate/8000)
+	rate := f.SampleRate / dec
+	hop := rate / 100
+	win := 1
+	for win < rate*40/1000 {
+		win <<= 1
+	}
+	ring := make([]float64, win)
+	buf := make([]float32, 4096*f.Channels)
+	var feats []frameFeat
+	filled, sinceHop := 0, 0
+	var acc float64
+	accN := 0
+	total := float64(st.Info().Duration) * float64(rate)
+	var read float64
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		n, err := st.Read(buf)
+		for i := 0; i+f.Channels <= n; i += f.Channels {
+			for c := 0; c < f.Channels; c++ {
+				acc += float64(buf[i+c])
+			}
+			accN++
+			if accN < dec {
+				continue
+			}
+			copy(ring, ring[1:])
+			ring[win-1] = acc / float64(f.Channels*dec)
+			acc, accN = 0, 0
+			filled++
+			sinceHop++
+			if filled >= win && sinceHop >= hop {
+				sinceHop = 0
+				feats = append(feats, frameFeatures(ring, rate))
+			}
+		}
+		read += float64(n / f.Channels)
+		if progress != nil && total > 0 {
+			progress(0.9 * min(read/total, 1))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("acoustic: %w", err)
+		}
+	}
+	// frame k is centred at (k*hop + win/2) samples after the first full window
+	return feats, float64(hop) / float64(rate), nil
+}
+
+// frameFeatures measures one window.
+func frameFeatures(x []float64, rate int) frameFeat {
+	var ff frameFeat
+	var e float64
+	for _, v := range x {
+		e += v * v
+	}
+	ff.db = 10 * math.Log10(e/float64(len(x))+1e-12)
+	// normalised autocorrelation over the pitch range
+	minLag, maxLag := rate/400, rate/70
+	best, bestLag := 0.0, 0
+	for lag := minLag; lag <= maxLag && lag < len(x)/2; lag++ {
+		var num, e1, e2 float64
+		for i := 0; i+lag < len(x); i++ {
+			num += x[i] * x[i+lag]
+			e1 += x[i] * x[i]
+			e2 += x[i+lag] * x[i+lag]
+		}
+		if e1 > 0 && e2 > 0 {
+			if r := num / math.Sqrt(e1*e2); r > best {
+				best, bestLag = r, lag
+			}
+		}
+	}
+	if best > 0.7 && bestLag > 0 {
+		ff.voiced, ff.pitch = true, float64(rate)/float64(bestLag)
+	}
+	// 16 log-spaced bands from 100 Hz to 4 kHz
+	c := make([]float64, len(x))
+	for i, v := range x {
+		c[i] = v * (0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(len(x))))
+	}
+	spec := fft.FFTReal(c)
+	for b := 0; b < 16; b++ {
+		lo := 100 * math.Pow(40, float64(b)/16)
+		hi := 100 * math.Pow(40, float64(b+1)/16)
+		var s float64
+		for k := int(lo * float64(len(x)) / float64(rate)); k <= int(hi*float64(len(x))/float64(rate)) && k < len(spec)/2; k++ {
+			s += math.Pow(cmplx.Abs(spec[k]), 2)
+		}
+		ff.bands[b] = 10 * math.Log10(s+1e-12)
+	}
+	return ff
+}
+
+// detect finds isolated, steady voiced sounds: an active stretch (frames
+// within 35 dB of the speech level, gaps under 100 ms bridged) of at most
+// MaxSec with a pause of 150 ms or more on each side, mostly voiced, whose
+// pitch spread and spectral flux stay under the limits. Hesitations sit
+// between pauses; words inside a phrase do not.
+func (a *Acoustic) detect(feats []frameFeat, hop float64) []Filler {
+	minSec := orF(a.MinSec, 0.12)
+	maxSec := orF(a.MaxSec, 0.9)
+	maxSemi := orF(a.MaxPitchSemi, 1.2)
+	maxFlux := orF(a.MaxFluxDb, 4)
+	var lv []float64
+	for _, f := range feats {
+		lv = append(lv, f.db)
+	}
+	top := percentile(lv, 0.95)
+	active := func(k int) bool { return feats[k].db >= top-35 }
+	gapFrames := int(0.1/hop + 0.5)
+	pauseFrames := int(0.15/hop + 0.5)
+	var out []Filler
+	for i := 0; i < len(feats); {
+		if !active(i) {
+			i++
+			continue
+		}
+		// extend the active stretch, bridging short gaps
+		j, quiet := i, 0
+		for k := i; k < len(feats); k++ {
+			if active(k) {
+				j, quiet = k+1, 0
+				continue
+			}
+			if quiet++; quiet > gapFrames {
+				break
+			}
+		}
+		pauseBefore := i >= pauseFrames || i == 0
+		for k := max(0, i-pauseFrames); k < i && pauseBefore; k++ {
+			pauseBefore = !active(k)
+		}
+		pauseAfter := true
+		for k := j; k < min(len(feats), j+pauseFrames) && pauseAfter; k++ {
+			pauseAfter = !active(k)
+		}
+		dur := float64(j-i) * hop
+		if pauseBefore && pauseAfter && dur >= minSec && dur <= maxSec {
+			var mean, sq, flux float64
+			voiced := 0
+			for k := i; k < j; k++ {
+				if feats[k].voiced {
+					p := 12 * math.Log2(feats[k].pitch)
+					mean += p
+					sq += p * p
+					voiced++
+				}
+				if k > i {
+					var d float64
+					for b := range feats[k].bands {
+						d += math.Abs(feats[k].bands[b] - feats[k-1].bands[b])
+					}
+					flux += d / 16
+				}
+			}
+			if voiced >= 3 && float64(voiced) >= 0.5*float64(j-i) {
+				n := float64(voiced)
+				mean /= n
+				sd := math.Sqrt(max(sq/n-mean*mean, 0))
+				flux /= float64(max(j-i-1, 1))
+				if sd <= maxSemi && flux <= maxFlux {
+					out = append(out, Filler{Word: "(filled pause)", Start: float64(i)*hop + 0.02, End: float64(j)*hop + 0.02, Kind: "filler", Confidence: 0.5})
+				}
+			}
+		}
+		i = max(j, i+1)
+	}
+	return out
+}
+
+func orF(v, d float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+func percentile(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[int(p*float64(len(s)-1))]
+}
