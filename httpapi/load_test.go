@@ -67,6 +67,11 @@ func BenchmarkPollLoad(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				var mine []time.Duration
+				if *loadInterval > 0 {
+					// Real pollers are not phase-locked: each starts at its own
+					// moment within one interval.
+					time.Sleep(time.Duration(c) * *loadInterval / time.Duration(*loadClients))
+				}
 				for i := 0; time.Now().Before(stop); i++ {
 					req, _ := http.NewRequest("GET", e.srv.URL+"/api/v1/jobs/"+ids[(c+i)%len(ids)], nil)
 					req.Header.Set("Authorization", "Bearer "+proKey)
