@@ -64,13 +64,7 @@ func TestRealMediaEndToEnd(t *testing.T) {
 			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
 				t.Fatalf("create: %d %s", resp.StatusCode, b)
 			}
-			deadline := time.Now().Add(2 * time.Minute)
-			for !isDone(v) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-				_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
-				v = JobView{}
-				json.Unmarshal(b, &v)
-			}
+			v, b = waitDone(t, e, v, 2*time.Minute)
 			if v.Status != jobs.StatusDone || v.Output == nil || v.Plan == nil {
 				t.Fatalf("job: %s", b)
 			}
@@ -116,13 +110,7 @@ func TestRealMediaEndToEnd(t *testing.T) {
 	if resp.StatusCode == 202 {
 		var v JobView
 		json.Unmarshal(b, &v)
-		deadline := time.Now().Add(time.Minute)
-		for !isDone(v) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-			_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
-			v = JobView{}
-			json.Unmarshal(b, &v)
-		}
+		v, b = waitDone(t, e, v, time.Minute)
 		if v.Status != jobs.StatusFailed || v.Error == nil {
 			t.Errorf("mp4 from audio: %s", b)
 		}
@@ -159,13 +147,7 @@ func TestRealTranscriptionCutsFillers(t *testing.T) {
 	if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
 		t.Fatalf("create: %d %s", resp.StatusCode, b)
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for !isDone(v) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
-		v = JobView{}
-		json.Unmarshal(b, &v)
-	}
+	v, b = waitDone(t, e, v, 2*time.Minute)
 	if v.Status != jobs.StatusDone || v.Plan == nil || v.Transcript == nil {
 		t.Fatalf("job: %s", b)
 	}
@@ -179,4 +161,21 @@ func TestRealTranscriptionCutsFillers(t *testing.T) {
 	if fillers == 0 || !v.Export.CutFillers {
 		t.Errorf("no filler cut in the plan (cutFillers %v)", v.Export.CutFillers)
 	}
+}
+
+// waitDone polls a job (real media takes seconds) until done or failed,
+// returning its last view and body.
+func waitDone(t *testing.T, e *testEnv, v JobView, limit time.Duration) (JobView, []byte) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	var b []byte
+	for !isDone(v) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
+		v = JobView{}
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("job %s: %v %s", v.ID, err, b)
+		}
+	}
+	return v, b
 }
