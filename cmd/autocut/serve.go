@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -141,7 +142,11 @@ func runServe(ctx context.Context, e env) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "data", f.data, "workers", f.workers, "allow_private_urls", f.allowPrivate)
+	workers := f.workers
+	if workers <= 0 {
+		workers = runtime.NumCPU() // the job layer's default
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "data", f.data, "workers", workers, "allow_private_urls", f.allowPrivate)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
