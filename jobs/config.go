@@ -1,7 +1,10 @@
 package jobs
 
 import (
+	"crypto/rand"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -26,7 +29,51 @@ type Config struct {
 	// PollInterval is how often a running job checks for cancellation and how
 	// often River polls for work; default 250ms.
 	PollInterval time.Duration
+
+	// Database is a SQLite file path (default DataDir/autocut.db) or a
+	// postgres:// URL shared by every node of a cluster.
+	Database string
+	// Storage is where media lives: "" or file:///dir (default
+	// DataDir/media), or s3://bucket?endpoint=...&region=...&use_path_style=true.
+	Storage string
+	// Role is what this node does: RoleAll (default), RoleAPI (answers the
+	// API and enqueues) or RoleWorker (only works jobs).
+	Role Role
+	// LeaseTTL is how long a running job stays claimed by a worker that
+	// stopped renewing its claim (killed, partitioned) before another worker
+	// takes it over; default 30s. Workers renew every LeaseTTL/3.
+	LeaseTTL time.Duration
+	// PartSize is the multipart part size of uploads to object storage;
+	// default 16 MiB (S3 needs at least 5 MiB; 10,000 parts of 16 MiB hold
+	// 156 GiB).
+	PartSize int
+	// NodeID names this process in leases and logs; default host-pid-random.
+	NodeID string
 }
+
+// Role is what a node of a cluster does.
+type Role string
+
+// Roles.
+const (
+	RoleAll    Role = "all"
+	RoleAPI    Role = "api"
+	RoleWorker Role = "worker"
+)
+
+// ParseRole checks a --role value ("" is RoleAll).
+func ParseRole(s string) (Role, error) {
+	switch r := Role(s); r {
+	case "":
+		return RoleAll, nil
+	case RoleAll, RoleAPI, RoleWorker:
+		return r, nil
+	}
+	return "", fmt.Errorf("role %q is not one of all, api, worker", s)
+}
+
+// works reports whether the node runs jobs.
+func (r Role) works() bool { return r != RoleAPI }
 
 // Defaults.
 const (
@@ -35,6 +82,8 @@ const (
 	DefaultOriginalsTTL      = 24 * time.Hour
 	DefaultOutputsTTL        = 7 * 24 * time.Hour
 	DefaultRetentionInterval = 10 * time.Minute
+	DefaultLeaseTTL          = 30 * time.Second
+	DefaultPartSize          = 16 << 20
 )
 
 func (c Config) withDefaults() Config {
@@ -62,6 +111,21 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = 250 * time.Millisecond
+	}
+	if c.Role == "" {
+		c.Role = RoleAll
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = DefaultLeaseTTL
+	}
+	if c.PartSize <= 0 {
+		c.PartSize = DefaultPartSize
+	}
+	if c.NodeID == "" {
+		host, _ := os.Hostname()
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		c.NodeID = fmt.Sprintf("%s-%d-%x", host, os.Getpid(), b)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -305,7 +305,7 @@ func crash(t *testing.T, m *Manager) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.stopped = true
-	_ = m.db.Close()
+	_ = m.db.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = m.q.stopAndCancel(ctx)

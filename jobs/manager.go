@@ -2,20 +2,21 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/s3blob" // s3:// storage URLs
 
 	"github.com/autocut-dev/autocut/dsp"
 )
@@ -26,12 +27,10 @@ type Manager struct {
 	cfg      Config
 	log      *slog.Logger
 	engine   Engine
-	db       *sqliteDB
-	getOnce  sync.Once
-	getStmt  *sql.Stmt // GET job, prepared on first use
+	db       *database
 	q        queue
 	bucket   *blob.Bucket
-	mediaDir string // the fileblob root, so workers read originals in place
+	mediaDir string // the fileblob root, so workers read originals in place ("" for object storage)
 	scratch  string // temporary files of running work
 	transSem chan struct{}
 	cache    *analysisCache
@@ -50,9 +49,8 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	cfg = cfg.withDefaults()
 	m := &Manager{
 		cfg:      cfg,
-		log:      cfg.Logger.With("component", "jobs"),
+		log:      cfg.Logger.With("component", "jobs", "node", cfg.NodeID),
 		engine:   cfg.Engine,
-		mediaDir: filepath.Join(cfg.DataDir, "media"),
 		scratch:  filepath.Join(cfg.DataDir, "scratch"),
 		transSem: make(chan struct{}, 1),
 		cache:    newAnalysisCache(8),
@@ -61,145 +59,166 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	if m.engine == nil {
 		m.engine = DefaultEngine()
 	}
-	for _, d := range []string{cfg.DataDir, m.mediaDir, m.scratch} {
+	for _, d := range []string{cfg.DataDir, m.scratch} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
 	}
-	// Scratch files of a previous process are garbage.
+	// Scratch files of a previous process are garbage (each node has its
+	// own data directory).
 	if ents, err := os.ReadDir(m.scratch); err == nil {
 		for _, e := range ents {
 			_ = os.RemoveAll(filepath.Join(m.scratch, e.Name()))
 		}
 	}
-	db, err := openSQLite(ctx, filepath.Join(cfg.DataDir, "autocut.db"))
+	bucket, mediaDir, err := openStorage(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	m.db = db
-	if err := migrateSQLite(ctx, db.write); err != nil {
-		db.Close()
-		return nil, err
-	}
-	bucket, err := fileblob.OpenBucket(m.mediaDir, &fileblob.Options{CreateDir: true, NoTempDir: true})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open media storage %s: %w", m.mediaDir, err)
-	}
-	m.bucket = bucket
+	m.bucket, m.mediaDir = bucket, mediaDir
 
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &processWorker{m: m})
 	river.AddWorker(workers, &retentionWorker{m: m})
+	river.AddWorker(workers, &rescueWorker{m: m})
 	rcfg := &river.Config{
-		Logger: cfg.Logger.With("component", "river"),
-		Queues: map[string]river.QueueConfig{
-			river.QueueDefault: {MaxWorkers: cfg.Workers},
-			queueMaintenance:   {MaxWorkers: 1},
-		},
+		ID:                safeClientID(cfg.NodeID),
+		Logger:            cfg.Logger.With("component", "river", "node", cfg.NodeID),
 		Workers:           workers,
 		FetchPollInterval: cfg.PollInterval,
 		FetchCooldown:     min(50*time.Millisecond, cfg.PollInterval),
-		// Renders of 3-hour videos take long: the process worker sets its own
-		// timeout; River's rescuer must wait longer than that before it
-		// retries a job it thinks is stuck. After a crash, Start re-enqueues
-		// interrupted jobs itself instead of waiting for the rescuer.
-		JobTimeout:           10 * time.Minute,
+		JobTimeout:        10 * time.Minute,
+		// Renders of 3-hour videos take long: the process worker sets its
+		// own timeout, and River's rescuer waits longer than that. A run
+		// whose worker died is taken over much sooner through its lease
+		// (lease.go), which River knows nothing of.
 		RescueStuckJobsAfter: processTimeout + time.Hour,
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(
-			river.PeriodicInterval(cfg.RetentionInterval),
-			func() (river.JobArgs, *river.InsertOpts) {
-				return retentionArgs{}, &river.InsertOpts{Queue: queueMaintenance}
-			},
-			&river.PeriodicJobOpts{RunOnStart: true},
-		)},
 	}
-	q, err := newSQLiteQueue(db.write, rcfg)
+	if cfg.Role.works() {
+		rcfg.Queues = map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: cfg.Workers},
+			queueMaintenance:   {MaxWorkers: 1},
+		}
+		// Periodic jobs are enqueued by River's elected leader only: each
+		// runs once per cluster, on whichever worker fetches it.
+		rcfg.PeriodicJobs = []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(cfg.RetentionInterval),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return retentionArgs{}, &river.InsertOpts{Queue: queueMaintenance}
+				}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(max(cfg.LeaseTTL/2, time.Second)),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return rescueArgs{}, &river.InsertOpts{Queue: queueMaintenance}
+				}, &river.PeriodicJobOpts{RunOnStart: true}),
+		}
+	}
+	if isPostgresURL(cfg.Database) {
+		db, pool, rb, err := newPostgresDatabase(ctx, cfg.Database, cfg.Workers)
+		if err != nil {
+			bucket.Close()
+			return nil, err
+		}
+		m.db = db
+		if m.q, err = newPostgresQueue(pool, rb, rcfg); err != nil {
+			bucket.Close()
+			db.close()
+			return nil, err
+		}
+		return m, nil
+	}
+	path := cfg.Database
+	if path == "" {
+		path = filepath.Join(cfg.DataDir, "autocut.db")
+	}
+	if cfg.Role != RoleAll {
+		bucket.Close()
+		return nil, fmt.Errorf("role %s needs a shared PostgreSQL database (--database postgres://...): a SQLite file serves one process", cfg.Role)
+	}
+	sdb, err := openSQLite(ctx, strings.TrimPrefix(path, "sqlite://"))
 	if err != nil {
 		bucket.Close()
-		db.Close()
 		return nil, err
 	}
-	m.q = q
+	if err := migrateSQLite(ctx, sdb.write); err != nil {
+		sdb.Close()
+		bucket.Close()
+		return nil, err
+	}
+	m.db = sdb.database(ctx)
+	if m.q, err = newSQLiteQueue(sdb.write, rcfg); err != nil {
+		bucket.Close()
+		m.db.close()
+		return nil, err
+	}
 	return m, nil
+}
+
+// safeClientID makes a River client ID from a node id (River allows
+// letters, digits, dashes and underscores).
+func safeClientID(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// openStorage opens the media bucket: fileblob for "" and file:// (the
+// directory is returned so that workers read originals in place), any
+// gocloud URL (s3://...) otherwise.
+func openStorage(ctx context.Context, cfg Config) (*blob.Bucket, string, error) {
+	dir := ""
+	switch {
+	case cfg.Storage == "":
+		dir = filepath.Join(cfg.DataDir, "media")
+	case strings.HasPrefix(cfg.Storage, "file://"):
+		u, err := url.Parse(cfg.Storage)
+		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+			return nil, "", fmt.Errorf("storage %q: want file:///absolute/dir", cfg.Storage)
+		}
+		dir = filepath.FromSlash(u.Path)
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, "", fmt.Errorf("media storage: %w", err)
+		}
+		b, err := fileblob.OpenBucket(dir, &fileblob.Options{CreateDir: true, NoTempDir: true})
+		if err != nil {
+			return nil, "", fmt.Errorf("open media storage %s: %w", dir, err)
+		}
+		return b, dir, nil
+	}
+	b, err := blob.OpenBucket(ctx, cfg.Storage)
+	if err != nil {
+		return nil, "", fmt.Errorf("open media storage %s: %w", cfg.Storage, err)
+	}
+	return b, "", nil
 }
 
 const queueMaintenance = "maintenance"
 
-// Start re-enqueues jobs a previous process left unfinished and starts the workers.
+// Start starts the workers. On a single-node SQLite server it first
+// re-enqueues the runs a previous process left unfinished; in a cluster the
+// leader's rescue task takes over runs whose lease expired.
 func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.started {
 		return errors.New("jobs: manager already started")
 	}
-	if err := m.recover(ctx); err != nil {
-		return err
+	if m.db.kind == "sqlite" {
+		if err := m.rescue(ctx, true); err != nil {
+			return err
+		}
 	}
-	if err := m.q.start(ctx); err != nil {
-		return fmt.Errorf("start workers: %w", err)
+	if m.cfg.Role.works() {
+		if err := m.q.start(ctx); err != nil {
+			return fmt.Errorf("start workers: %w", err)
+		}
 	}
 	m.started = true
-	return nil
-}
-
-// recover re-enqueues app jobs in a non-terminal state whose River job is
-// gone, finished, or was running in a process that died. It assumes this
-// process is the only worker of the database (true for SQLite); a
-// multi-node PostgreSQL deployment relies on River's rescuer instead.
-func (m *Manager) recover(ctx context.Context) error {
-	rows, err := m.db.read.QueryContext(ctx, `SELECT id, gen, river_id FROM autocut_job WHERE status IN (?, ?, ?)`,
-		StatusAnalyzing, StatusTranscribing, StatusRendering)
-	if err != nil {
-		return fmt.Errorf("recover jobs: %w", err)
-	}
-	type pending struct {
-		id           string
-		gen, riverID int64
-	}
-	var todo []pending
-	for rows.Next() {
-		var p pending
-		if err := rows.Scan(&p.id, &p.gen, &p.riverID); err != nil {
-			rows.Close()
-			return fmt.Errorf("recover jobs: %w", err)
-		}
-		todo = append(todo, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("recover jobs: %w", err)
-	}
-	for _, p := range todo {
-		st, found, err := m.q.state(ctx, p.riverID)
-		if err != nil {
-			return fmt.Errorf("recover job %s: %w", p.id, err)
-		}
-		switch {
-		case found && (st == rivertype.JobStateAvailable || st == rivertype.JobStateScheduled ||
-			st == rivertype.JobStateRetryable || st == rivertype.JobStatePending):
-			continue // River will run it
-		}
-		err = m.q.inTx(ctx, func(ex execer, enqueue enqueueFunc) error {
-			rid, err := enqueue(ctx, processArgs{JobID: p.id, Gen: p.gen + 1}, processInsertOpts())
-			if err != nil {
-				return err
-			}
-			res, err := ex.ExecContext(ctx, `UPDATE autocut_job SET gen = ?, river_id = ?, progress = 0 WHERE id = ? AND gen = ?`,
-				p.gen+1, rid, p.id, p.gen)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return errStale
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStale) {
-			return fmt.Errorf("recover job %s: %w", p.id, err)
-		}
-		m.log.Info("re-enqueued interrupted job", "job", p.id, "riverState", st, "riverFound", found)
-	}
 	return nil
 }
 
@@ -214,7 +233,7 @@ func (m *Manager) Stop(ctx context.Context) error {
 	}
 	m.stopped = true
 	var errs []error
-	if m.started {
+	if m.started && m.cfg.Role.works() {
 		if err := m.q.stop(ctx); err != nil {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			if err := m.q.stopAndCancel(cctx); err != nil {
@@ -226,10 +245,7 @@ func (m *Manager) Stop(ctx context.Context) error {
 	if err := m.bucket.Close(); err != nil {
 		errs = append(errs, err)
 	}
-	if m.getStmt != nil {
-		m.getStmt.Close()
-	}
-	if err := m.db.Close(); err != nil {
+	if err := m.db.close(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -246,11 +262,11 @@ func (m *Manager) Ready(ctx context.Context) error {
 	if !started {
 		return errors.New("job workers not started")
 	}
-	if err := m.db.read.PingContext(ctx); err != nil {
+	if err := m.db.ping(ctx); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	var one int
-	if err := m.db.read.QueryRowContext(ctx, `SELECT 1 FROM autocut_job LIMIT 1`).Scan(&one); err != nil && !isNoRows(err) {
+	if err := m.db.read.QueryRow(ctx, `SELECT 1 FROM autocut_job LIMIT 1`).Scan(&one); err != nil && !isNoRows(err) {
 		return fmt.Errorf("database: %w", err)
 	}
 	ok, err := m.bucket.IsAccessible(ctx)
@@ -263,15 +279,18 @@ func (m *Manager) Ready(ctx context.Context) error {
 // Collectors returns the job layer's metrics: jobs by state, phase
 // durations and finished jobs by outcome.
 func (m *Manager) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{&stateCollector{m: m}, m.metrics.phase, m.metrics.finished}
+	return []prometheus.Collector{&stateCollector{m: m}, m.metrics.phase, m.metrics.finished,
+		m.metrics.maintenance, m.metrics.rescued}
 }
 
 // localPath returns a path on disk holding the blob key; release removes a
 // scratch copy (a no-op for fileblob, whose files are read in place).
 func (m *Manager) localPath(ctx context.Context, key, dir string) (path string, release func(), err error) {
-	p := filepath.Join(m.mediaDir, filepath.FromSlash(key))
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-		return p, func() {}, nil
+	if m.mediaDir != "" {
+		p := filepath.Join(m.mediaDir, filepath.FromSlash(key))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, func() {}, nil
+		}
 	}
 	r, err := m.bucket.NewReader(ctx, key, nil)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/base32"
 	"errors"
 	"fmt"
@@ -237,25 +236,22 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 
 // Get returns one of the owner's jobs.
 func (m *Manager) Get(ctx context.Context, owner, id string) (*Job, error) {
-	// GET job is what clients poll: its statement is prepared once (parsing
-	// the SQL was 15% of a poll's cost under load).
-	m.getOnce.Do(func() {
-		m.getStmt, _ = m.db.read.PrepareContext(context.WithoutCancel(ctx),
-			`SELECT `+recordCols+` FROM autocut_job WHERE id = ? AND owner = ?`)
-	})
-	if m.getStmt == nil || owner == "" {
-		r, err := getRecord(ctx, m.db.read, owner, id)
-		if err != nil {
-			return nil, err
+	var (
+		r   *record
+		err error
+	)
+	if m.db.getJob != nil && owner != "" {
+		r, err = m.db.getJob(ctx, id, owner)
+		if isNoRows(err) {
+			err = fmt.Errorf("%w: %s", ErrNotFound, id)
+		} else if err != nil {
+			err = fmt.Errorf("load job %s: %w", id, err)
 		}
-		return r.job(), nil
-	}
-	r, err := scanRecord(m.getStmt.QueryRowContext(ctx, id, owner))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	} else {
+		r, err = getRecord(ctx, m.db.read, owner, id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load job %s: %w", id, err)
+		return nil, err
 	}
 	return r.job(), nil
 }
@@ -277,7 +273,7 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 	}
 	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	args = append(args, limit+1)
-	rows, err := m.db.read.QueryContext(ctx, q, args...)
+	rows, err := m.db.read.Query(ctx, q, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list jobs: %w", err)
 	}
@@ -422,7 +418,7 @@ func (m *Manager) Delete(ctx context.Context, owner, id string) error {
 			return err
 		}
 		rec = r
-		_, err = ex.ExecContext(ctx, `DELETE FROM autocut_job WHERE id = ?`, id)
+		_, err = ex.Exec(ctx, `DELETE FROM autocut_job WHERE id = ?`, id)
 		return err
 	})
 	if err != nil {

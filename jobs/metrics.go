@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,6 +10,10 @@ import (
 type metrics struct {
 	phase    *prometheus.HistogramVec
 	finished *prometheus.CounterVec
+	// maintenance counts periodic runs on this node (retention, rescue), so
+	// that a cluster shows they run once per cluster, not once per node.
+	maintenance *prometheus.CounterVec
+	rescued     prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -25,6 +27,14 @@ func newMetrics() *metrics {
 			Name: "autocut_jobs_finished_total",
 			Help: "Job runs finished, by final status and error code.",
 		}, []string{"status", "code"}),
+		maintenance: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "autocut_maintenance_runs_total",
+			Help: "Periodic maintenance runs worked by this node (River's leader enqueues them once per cluster).",
+		}, []string{"task"}),
+		rescued: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "autocut_jobs_rescued_total",
+			Help: "Runs re-enqueued by this node because the worker holding them stopped renewing its lease.",
+		}),
 	}
 }
 
@@ -39,7 +49,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	counts := map[string]float64{StatusAnalyzing: 0, StatusTranscribing: 0, StatusRendering: 0, StatusDone: 0, StatusFailed: 0}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	rows, err := c.m.db.read.QueryContext(ctx, `SELECT status, COUNT(*) FROM autocut_job GROUP BY status`)
+	rows, err := c.m.db.read.Query(ctx, `SELECT status, COUNT(*) FROM autocut_job GROUP BY status`)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(jobsDesc, err)
 		return
@@ -47,16 +57,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	defer rows.Close()
 	for rows.Next() {
 		var s string
-		var n float64
+		var n int64
 		if err := rows.Scan(&s, &n); err != nil {
 			ch <- prometheus.NewInvalidMetric(jobsDesc, err)
 			return
 		}
-		counts[s] = n
+		counts[s] = float64(n)
 	}
 	for s, n := range counts {
 		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, n, s)
 	}
 }
-
-func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -10,17 +9,9 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// execer runs the app's own statements, inside a transaction or not.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // txAdapter is what the job layer needs of a driver's transaction type TTx:
 // begin/commit/rollback and a way to run the app's statements on it. SQLite
-// uses *sql.Tx; a PostgreSQL deployment adds an adapter for pgx.Tx (through
-// pgx's stdlib) and the riverpgxv5 driver, with no change to the rest.
+// uses *sql.Tx (sqlite.go), PostgreSQL pgx.Tx (postgres.go).
 type txAdapter[TTx any] interface {
 	Begin(ctx context.Context) (TTx, error)
 	Commit(ctx context.Context, tx TTx) error
@@ -35,8 +26,8 @@ type enqueueFunc func(ctx context.Context, args river.JobArgs, opts *river.Inser
 type queue interface {
 	// inTx runs fn in one transaction: app statements and River inserts commit together.
 	inTx(ctx context.Context, fn func(ex execer, enqueue enqueueFunc) error) error
-	// state reports a River job's state; found is false when River no longer has it.
-	state(ctx context.Context, id int64) (st rivertype.JobState, found bool, err error)
+	// job returns a River job's row; nil when River no longer has it.
+	job(ctx context.Context, id int64) (*rivertype.JobRow, error)
 	// cancel asks River to cancel a job (queued jobs never run; running ones are
 	// stopped by the worker's own cancel polling).
 	cancel(ctx context.Context, id int64) error
@@ -77,15 +68,12 @@ func (q *riverQueue[TTx]) inTx(ctx context.Context, fn func(ex execer, enqueue e
 	return nil
 }
 
-func (q *riverQueue[TTx]) state(ctx context.Context, id int64) (rivertype.JobState, bool, error) {
+func (q *riverQueue[TTx]) job(ctx context.Context, id int64) (*rivertype.JobRow, error) {
 	row, err := q.client.JobGet(ctx, id)
 	if errors.Is(err, river.ErrNotFound) {
-		return "", false, nil
+		return nil, nil
 	}
-	if err != nil {
-		return "", false, err
-	}
-	return row.State, true, nil
+	return row, err
 }
 
 func (q *riverQueue[TTx]) cancel(ctx context.Context, id int64) error {

@@ -28,7 +28,7 @@ func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[retentionArgs])
 func (m *Manager) sweep(ctx context.Context, now time.Time) error {
 	origBefore := now.Add(-m.cfg.OriginalsTTL).UnixNano()
 	outBefore := now.Add(-m.cfg.OutputsTTL).UnixNano()
-	rows, err := m.db.read.QueryContext(ctx, `SELECT id FROM autocut_job
+	rows, err := m.db.read.Query(ctx, `SELECT id FROM autocut_job
 		WHERE status IN (?, ?) AND ((original_at > 0 AND original_at < ?) OR (output_at > 0 AND output_at < ?))`,
 		StatusDone, StatusFailed, origBefore, outBefore)
 	if err != nil {

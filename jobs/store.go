@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -121,8 +120,6 @@ func busy(status string) bool {
 
 const recordCols = `id, owner, status, progress, gen, version, river_id, created_at, updated_at, original_at, output_at, doc`
 
-type scanner interface{ Scan(dest ...any) error }
-
 func scanRecord(s scanner) (*record, error) {
 	var (
 		r                                  record
@@ -162,8 +159,8 @@ func getRecord(ctx context.Context, ex execer, owner, id string) (*record, error
 		q += ` AND owner = ?`
 		args = append(args, owner)
 	}
-	r, err := scanRecord(ex.QueryRowContext(ctx, q, args...))
-	if errors.Is(err, sql.ErrNoRows) {
+	r, err := scanRecord(ex.QueryRow(ctx, q, args...))
+	if isNoRows(err) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	if err != nil {
@@ -177,7 +174,7 @@ func insertRecord(ctx context.Context, ex execer, r *record) error {
 	if err != nil {
 		return fmt.Errorf("encode job: %w", err)
 	}
-	_, err = ex.ExecContext(ctx, `INSERT INTO autocut_job (`+recordCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = ex.Exec(ctx, `INSERT INTO autocut_job (`+recordCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Owner, r.Status, r.Progress, r.Gen, r.Version, r.RiverID, nanos(r.CreatedAt), nanos(r.UpdatedAt),
 		nanos(r.OriginalAt), nanos(r.OutputAt), string(doc))
 	if err != nil {
@@ -196,14 +193,14 @@ func saveRecord(ctx context.Context, ex execer, r *record, wantGen int64) error 
 	if err != nil {
 		return fmt.Errorf("encode job: %w", err)
 	}
-	res, err := ex.ExecContext(ctx, `UPDATE autocut_job SET status = ?, progress = ?, gen = ?, version = version + 1,
+	n, err := ex.Exec(ctx, `UPDATE autocut_job SET status = ?, progress = ?, gen = ?, version = version + 1,
 		river_id = ?, updated_at = ?, original_at = ?, output_at = ?, doc = ? WHERE id = ? AND gen = ? AND version = ?`,
 		r.Status, r.Progress, r.Gen, r.RiverID, nanos(r.UpdatedAt), nanos(r.OriginalAt), nanos(r.OutputAt),
 		string(doc), r.ID, wantGen, r.Version)
 	if err != nil {
 		return fmt.Errorf("save job %s: %w", r.ID, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return errStale
 	}
 	r.Version++
@@ -212,12 +209,12 @@ func saveRecord(ctx context.Context, ex execer, r *record, wantGen int64) error 
 
 // setProgress records a running job's status and progress (errStale when gen moved on).
 func setProgress(ctx context.Context, ex execer, id string, gen int64, status string, progress float64) error {
-	res, err := ex.ExecContext(ctx, `UPDATE autocut_job SET status = ?, progress = ?, updated_at = ? WHERE id = ? AND gen = ?`,
+	n, err := ex.Exec(ctx, `UPDATE autocut_job SET status = ?, progress = ?, updated_at = ? WHERE id = ? AND gen = ?`,
 		status, progress, time.Now().UnixNano(), id, gen)
 	if err != nil {
 		return fmt.Errorf("save progress of job %s: %w", id, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return errStale
 	}
 	return nil

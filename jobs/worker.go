@@ -73,6 +73,17 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 	if rec.Gen != j.Args.Gen || !busy(rec.Status) {
 		return nil // superseded by a newer run
 	}
+	if err := m.claim(ctx, rec.ID, rec.Gen); err != nil {
+		if errors.Is(err, errLeaseHeld) {
+			// A live worker runs this gen already (River retried a run it
+			// thought stuck); should that worker die, the rescue task
+			// re-enqueues the job.
+			m.log.Info("run already held by another worker", "job", rec.ID, "gen", rec.Gen)
+			return nil
+		}
+		return err
+	}
+	defer m.release(context.WithoutCancel(ctx), rec.ID, rec.Gen)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go m.watch(ctx, cancel, rec.ID, rec.Gen)
@@ -101,19 +112,38 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 	return r.failed(context.WithoutCancel(ctx), jf)
 }
 
-// watch cancels a run when its record is deleted or re-run (River's own
-// cancellation does not reach a running worker on SQLite).
+// watch cancels a run when its record is deleted or re-run, wherever that
+// happened (River's own cancellation does not reach a running worker on
+// SQLite), and renews the run's lease. A run that cannot renew its lease
+// before it expires stops: another worker may take the job over then.
 func (m *Manager) watch(ctx context.Context, cancel context.CancelCauseFunc, id string, gen int64) {
 	t := time.NewTicker(m.cfg.PollInterval)
 	defer t.Stop()
+	renewEvery := m.cfg.LeaseTTL / 3
+	renewed := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		if time.Since(renewed) >= renewEvery {
+			err := m.renew(ctx, id, gen)
+			switch {
+			case err == nil:
+				renewed = time.Now()
+			case errors.Is(err, errStale):
+				cancel(errCancelled)
+				return
+			case time.Since(renewed) > m.cfg.LeaseTTL-m.cfg.PollInterval:
+				m.log.Error("lost the lease of a run: stopping it", "job", id, "gen", gen, "err", err)
+				cancel(errCancelled)
+				return
+			}
+			continue
+		}
 		var g int64
-		err := m.db.read.QueryRowContext(ctx, `SELECT gen FROM autocut_job WHERE id = ?`, id).Scan(&g)
+		err := m.db.read.QueryRow(ctx, `SELECT gen FROM autocut_job WHERE id = ?`, id).Scan(&g)
 		if isNoRows(err) || (err == nil && g != gen) {
 			cancel(errCancelled)
 			return
