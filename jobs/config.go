@@ -44,8 +44,8 @@ type Config struct {
 	// takes it over; default 30s. Workers renew every LeaseTTL/3.
 	LeaseTTL time.Duration
 	// PartSize is the multipart part size of uploads to object storage;
-	// default 16 MiB (S3 needs at least 5 MiB; 10,000 parts of 16 MiB hold
-	// 156 GiB).
+	// default 8 MiB (S3 needs at least 5 MiB; 10,000 parts of 8 MiB hold
+	// 78 GiB). An upload holds about three parts in memory.
 	PartSize int
 	// NodeID names this process in leases and logs; default host-pid-random.
 	NodeID string
@@ -83,7 +83,7 @@ const (
 	DefaultOutputsTTL        = 7 * 24 * time.Hour
 	DefaultRetentionInterval = 10 * time.Minute
 	DefaultLeaseTTL          = 30 * time.Second
-	DefaultPartSize          = 16 << 20
+	DefaultPartSize          = 8 << 20
 )
 
 func (c Config) withDefaults() Config {

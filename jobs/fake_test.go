@@ -168,6 +168,10 @@ func testManager(t *testing.T, dir string, eng Engine, mod func(*Config)) *Manag
 	cfg := Config{DataDir: dir, Workers: 2, Engine: eng, PollInterval: 50 * time.Millisecond,
 		RetentionInterval: time.Hour,
 		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	cfg.Database = testDatabase(t, dir)
+	if cfg.Database != "" {
+		cfg.LeaseTTL = 2 * time.Second // runs of a killed manager are taken over through leases
+	}
 	if mod != nil {
 		mod(&cfg)
 	}

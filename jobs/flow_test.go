@@ -305,6 +305,9 @@ func crash(t *testing.T, m *Manager) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.stopped = true
+	if m.stopRescue != nil {
+		m.stopRescue()
+	}
 	_ = m.db.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

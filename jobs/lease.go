@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
 
 // A run holds a lease on its record: lease_owner names the node, and
 // lease_until is renewed every LeaseTTL/3 while the run goes on. A run whose
-// lease expired (its node was killed or cut off) is taken over by the rescue
-// task, which bumps the record's gen and enqueues a new run; the old run,
+// lease expired (its node was killed or cut off) is taken over by a rescue
+// pass of any worker node, which bumps the record's gen and enqueues a new run; the old run,
 // if its node still lives, fails to renew, cancels itself, and every write it
 // tries is refused by the gen check. So a job is never worked by two runs at
 // once and never left behind.
@@ -56,22 +56,26 @@ func (m *Manager) release(ctx context.Context, id string, gen int64) {
 		id, gen, m.cfg.NodeID)
 }
 
-// rescueArgs queues a rescue pass (a River periodic job: the leader enqueues
-// it, so one node of the cluster runs each pass).
-type rescueArgs struct{}
-
-// Kind names the River job kind.
-func (rescueArgs) Kind() string { return "autocut_rescue" }
-
-type rescueWorker struct {
-	river.WorkerDefaults[rescueArgs]
-	m *Manager
-}
-
-// Work re-enqueues runs whose worker stopped renewing its lease.
-func (w *rescueWorker) Work(ctx context.Context, _ *river.Job[rescueArgs]) error {
-	w.m.metrics.maintenance.WithLabelValues("rescue").Inc()
-	return w.m.rescue(ctx, false)
+// rescueLoop runs a rescue pass every LeaseTTL/2 (with jitter) until ctx
+// ends. Every worker node runs it rather than River's leader alone: when the
+// killed node was the leader, a new one is elected only after River's
+// leadership expires, and a rescue should not wait for that. Passes of
+// several nodes are safe together: a takeover is one transaction that
+// checks the record's gen, so only one of them re-enqueues a run.
+func (m *Manager) rescueLoop(ctx context.Context) {
+	every := max(m.cfg.LeaseTTL/2, 100*time.Millisecond)
+	for {
+		jitter := time.Duration(rand.Int64N(int64(every) / 4))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every - every/8 + jitter):
+		}
+		m.metrics.maintenance.WithLabelValues("rescue").Inc()
+		if err := m.rescue(ctx, false); err != nil && ctx.Err() == nil {
+			m.log.Warn("rescue pass failed", "err", err)
+		}
+	}
 }
 
 // rescue re-enqueues busy jobs that no live run holds. With all (a

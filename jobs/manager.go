@@ -36,6 +36,8 @@ type Manager struct {
 	cache    *analysisCache
 	metrics  *metrics
 
+	stopRescue func() // ends the rescue loop
+
 	mu      sync.Mutex
 	started bool
 	stopped bool
@@ -80,7 +82,6 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &processWorker{m: m})
 	river.AddWorker(workers, &retentionWorker{m: m})
-	river.AddWorker(workers, &rescueWorker{m: m})
 	rcfg := &river.Config{
 		ID:                safeClientID(cfg.NodeID),
 		Logger:            cfg.Logger.With("component", "river", "node", cfg.NodeID),
@@ -105,10 +106,6 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 			river.NewPeriodicJob(river.PeriodicInterval(cfg.RetentionInterval),
 				func() (river.JobArgs, *river.InsertOpts) {
 					return retentionArgs{}, &river.InsertOpts{Queue: queueMaintenance}
-				}, &river.PeriodicJobOpts{RunOnStart: true}),
-			river.NewPeriodicJob(river.PeriodicInterval(max(cfg.LeaseTTL/2, time.Second)),
-				func() (river.JobArgs, *river.InsertOpts) {
-					return rescueArgs{}, &river.InsertOpts{Queue: queueMaintenance}
 				}, &river.PeriodicJobOpts{RunOnStart: true}),
 		}
 	}
@@ -200,8 +197,8 @@ func openStorage(ctx context.Context, cfg Config) (*blob.Bucket, string, error) 
 const queueMaintenance = "maintenance"
 
 // Start starts the workers. On a single-node SQLite server it first
-// re-enqueues the runs a previous process left unfinished; in a cluster the
-// leader's rescue task takes over runs whose lease expired.
+// re-enqueues the runs a previous process left unfinished; in a cluster
+// rescue passes take over runs whose lease expired (lease.go).
 func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -217,6 +214,10 @@ func (m *Manager) Start(ctx context.Context) error {
 		if err := m.q.start(ctx); err != nil {
 			return fmt.Errorf("start workers: %w", err)
 		}
+		rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() { defer close(done); m.rescueLoop(rctx) }()
+		m.stopRescue = func() { cancel(); <-done }
 	}
 	m.started = true
 	return nil
@@ -233,6 +234,9 @@ func (m *Manager) Stop(ctx context.Context) error {
 	}
 	m.stopped = true
 	var errs []error
+	if m.stopRescue != nil {
+		m.stopRescue()
+	}
 	if m.started && m.cfg.Role.works() {
 		if err := m.q.stop(ctx); err != nil {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -312,6 +316,16 @@ func (m *Manager) localPath(ctx context.Context, key, dir string) (path string, 
 		return "", nil, err
 	}
 	return f.Name(), release, nil
+}
+
+// writerOptions sizes blob writes: on object storage an upload streams
+// through as a multipart upload of PartSize parts, two in flight, so that
+// an API node holds about three parts per upload and never the whole file.
+func (m *Manager) writerOptions() *blob.WriterOptions {
+	if m.mediaDir != "" {
+		return &blob.WriterOptions{BufferSize: 1 << 20}
+	}
+	return &blob.WriterOptions{BufferSize: m.cfg.PartSize, MaxConcurrency: 2}
 }
 
 // analysis loads a stored analysis (cached: a few recent ones stay decoded).

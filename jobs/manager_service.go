@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"gocloud.dev/blob"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
@@ -212,7 +211,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := m.bucket.NewWriter(wctx, key, &blob.WriterOptions{BufferSize: 1 << 20})
+	w, err := m.bucket.NewWriter(wctx, key, m.writerOptions())
 	if err != nil {
 		return 0, fmt.Errorf("store upload: %w", err)
 	}

@@ -125,32 +125,32 @@ func openPostgres(ctx context.Context, url string, workers int) (*pgxpool.Pool, 
 	return pool, nil
 }
 
-// migratePostgres brings River's schema and the app's table up to date in
-// one transaction that holds an advisory lock, so that nodes starting at
-// the same moment migrate one after another instead of racing.
+// migratePostgres brings River's schema and the app's table up to date
+// while holding a session advisory lock, so that nodes starting at the same
+// moment migrate one after another instead of racing. (River's migrations
+// cannot share one transaction: a later one uses an enum value an earlier
+// one adds.)
 func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
-	tx, err := pool.Begin(ctx)
+	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLock)); err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(migrationLock)) //nolint:errcheck // the session ends with the connection anyway
 	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
 	}
-	if _, err := migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
 	for _, stmt := range pgSchema {
-		if _, err := tx.Exec(ctx, stmt); err != nil {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("app schema: %w", err)
 		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("migrations: %w", err)
 	}
 	return nil
 }

@@ -416,9 +416,9 @@ func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p 
 
 // put writes a blob through fn; a failed write keeps nothing.
 func (r *run) put(ctx context.Context, key string, fn func(w *blob.Writer) error, opts ...*blob.WriterOptions) error {
-	var o *blob.WriterOptions
+	o := r.m.writerOptions()
 	if len(opts) > 0 {
-		o = opts[0]
+		o.ContentType, o.ContentDisposition = opts[0].ContentType, opts[0].ContentDisposition
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()

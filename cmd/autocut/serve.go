@@ -30,6 +30,9 @@ type serveFlags struct {
 	maxUpload                 int64
 	originalsTTL, outputsTTL  time.Duration
 	retention                 time.Duration
+	database, storage, role   string
+	leaseTTL                  time.Duration
+	partSize                  int
 }
 
 // runServe runs the v1 HTTP API until ctx is cancelled (SIGINT/SIGTERM),
@@ -52,6 +55,11 @@ func runServe(ctx context.Context, e env) error {
 	fs.DurationVar(&f.originalsTTL, "originals-ttl", jobs.DefaultOriginalsTTL, "how long originals are kept")
 	fs.DurationVar(&f.outputsTTL, "outputs-ttl", jobs.DefaultOutputsTTL, "how long rendered files are kept")
 	fs.DurationVar(&f.retention, "retention-interval", jobs.DefaultRetentionInterval, "how often expired files are deleted")
+	fs.StringVar(&f.database, "database", os.Getenv("AUTOCUT_DATABASE"), "SQLite file (default DATA/autocut.db) or postgres://user:pass@host/db shared by a cluster; also env AUTOCUT_DATABASE")
+	fs.StringVar(&f.storage, "storage", os.Getenv("AUTOCUT_STORAGE"), "media storage: file:///dir (default DATA/media) or s3://bucket?endpoint=URL&region=R&use_path_style=true (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY); also env AUTOCUT_STORAGE")
+	fs.StringVar(&f.role, "role", envOr("AUTOCUT_ROLE", "all"), "all, api (answers HTTP and enqueues) or worker (only works jobs; serves /healthz, /readyz and /metrics); also env AUTOCUT_ROLE")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", jobs.DefaultLeaseTTL, "how long a killed worker's running job waits before another worker takes it over")
+	fs.IntVar(&f.partSize, "s3-part-size", jobs.DefaultPartSize, "multipart part size of uploads to object storage, in bytes (at least 5 MiB)")
 	pos, err := parseInterspersed(fs, e.args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -62,7 +70,21 @@ func runServe(ctx context.Context, e env) error {
 	if len(pos) > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 	}
+	role, err := jobs.ParseRole(f.role)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if f.partSize < 5<<20 {
+		return usageError{fmt.Sprintf("--s3-part-size %d is below S3's minimum part size of 5 MiB (5242880)", f.partSize)}
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if role == jobs.RoleWorker {
+		return runWorker(ctx, f, log)
+	}
+	cluster := strings.HasPrefix(f.database, "postgres://") || strings.HasPrefix(f.database, "postgresql://")
+	if cluster && os.Getenv("AUTOCUT_API_KEYS") == "" && f.keys == "" {
+		return usageError{"with a shared --database every API node needs the same keys: set --keys FILE or AUTOCUT_API_KEYS"}
+	}
 
 	keys, generated, err := httpapi.LoadKeys(os.Getenv("AUTOCUT_API_KEYS"), f.keys, f.data)
 	if err != nil {
@@ -73,35 +95,8 @@ func runServe(ctx context.Context, e env) error {
 			filepath.Join(f.data, httpapi.KeysFileName), generated)
 	}
 
-	// Transcription: the first available engine (whisper when configured,
-	// else pocketsphinx); none means transcription answers 501.
-	tcfg := transcribe.ConfigFromEnv()
-	if f.whisperModel != "" {
-		tcfg.WhisperModel = f.whisperModel
-	}
-	if f.whisperCLI != "" {
-		tcfg.WhisperCLI = f.whisperCLI
-	}
-	if f.engines != "" {
-		tcfg.Order = strings.Split(f.engines, ",")
-	}
-	var transcriber transcribe.Transcriber
-	if t, err := transcribe.New(tcfg); err == nil {
-		transcriber = t
-		log.Info("transcription engine", "engine", t.Name())
-	} else {
-		log.Warn("transcription unavailable: requests for it answer 501", "err", err)
-	}
-	mgr, err := jobs.Open(ctx, jobs.Config{
-		Transcriber:       transcriber,
-		DataDir:           f.data,
-		Workers:           f.workers,
-		MaxInputBytes:     f.maxUpload,
-		OriginalsTTL:      f.originalsTTL,
-		OutputsTTL:        f.outputsTTL,
-		RetentionInterval: f.retention,
-		Logger:            log,
-	})
+	transcriber := f.transcriber(log)
+	mgr, err := jobs.Open(ctx, f.jobsConfig(role, transcriber, log))
 	if err != nil {
 		return fmt.Errorf("open jobs: %w", err)
 	}
@@ -146,7 +141,7 @@ func runServe(ctx context.Context, e env) error {
 	if workers <= 0 {
 		workers = runtime.NumCPU() // the job layer's default
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "data", f.data, "workers", workers, "allow_private_urls", f.allowPrivate)
+	log.Info("listening", "addr", ln.Addr().String(), "role", role, "data", f.data, "workers", workers, "allow_private_urls", f.allowPrivate)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -167,4 +162,53 @@ func runServe(ctx context.Context, e env) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// transcriber picks the first available engine (whisper when configured,
+// else pocketsphinx); nil means transcription answers 501.
+func (f *serveFlags) transcriber(log *slog.Logger) transcribe.Transcriber {
+	tcfg := transcribe.ConfigFromEnv()
+	if f.whisperModel != "" {
+		tcfg.WhisperModel = f.whisperModel
+	}
+	if f.whisperCLI != "" {
+		tcfg.WhisperCLI = f.whisperCLI
+	}
+	if f.engines != "" {
+		tcfg.Order = strings.Split(f.engines, ",")
+	}
+	var transcriber transcribe.Transcriber
+	if t, err := transcribe.New(tcfg); err == nil {
+		transcriber = t
+		log.Info("transcription engine", "engine", t.Name())
+	} else {
+		log.Warn("transcription unavailable: requests for it answer 501", "err", err)
+	}
+	return transcriber
+}
+
+// jobsConfig is the job layer's configuration from the flags.
+func (f *serveFlags) jobsConfig(role jobs.Role, t transcribe.Transcriber, log *slog.Logger) jobs.Config {
+	return jobs.Config{
+		Transcriber:       t,
+		DataDir:           f.data,
+		Workers:           f.workers,
+		MaxInputBytes:     f.maxUpload,
+		OriginalsTTL:      f.originalsTTL,
+		OutputsTTL:        f.outputsTTL,
+		RetentionInterval: f.retention,
+		Logger:            log,
+		Database:          f.database,
+		Storage:           f.storage,
+		Role:              role,
+		LeaseTTL:          f.leaseTTL,
+		PartSize:          f.partSize,
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
