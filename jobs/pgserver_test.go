@@ -1,16 +1,11 @@
 package jobs
 
 import (
-	"os"
 	"testing"
+
+	"github.com/autocut-dev/autocut/internal/testservers"
 )
 
-// startPostgres returns a PostgreSQL server URL for tests (placeholder until
-// internal/testservers lands).
-func startPostgres(t *testing.T) string {
-	u := os.Getenv("AUTOCUT_PG_SMOKE")
-	if u == "" {
-		t.Skip("no PostgreSQL")
-	}
-	return u
-}
+// startPostgres starts a PostgreSQL server for the test and returns the URL
+// its databases are created through.
+func startPostgres(t *testing.T) string { return testservers.StartPostgres(t).URL() }

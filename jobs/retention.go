@@ -22,6 +22,8 @@ type retentionWorker struct {
 // Work deletes originals older than OriginalsTTL and rendered files older
 // than OutputsTTL. Records stay; an expired output becomes null.
 func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[retentionArgs]) error {
+	w.m.metrics.maintenance.WithLabelValues("retention").Inc()
+	w.m.log.Debug("retention sweep")
 	return w.m.sweep(ctx, time.Now())
 }
 

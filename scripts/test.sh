@@ -14,6 +14,8 @@ for pair in "${need[@]}"; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 [ -d /usr/share/pocketsphinx/model/en-us ] || missing+=(pocketsphinx-en-us)
+# PostgreSQL server for the job layer's and the cluster tests (started by the tests on loopback).
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
   if [ "$(id -u)" = 0 ]; then
@@ -26,6 +28,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+
+# versitygw: the S3 server of the cluster test.
+gobin="$(go env GOPATH)/bin"
+export PATH="$PATH:$gobin"
+if ! command -v versitygw >/dev/null 2>&1; then
+  echo "installing: versitygw" >&2
+  go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+fi
+# Tests that need PostgreSQL or versitygw fail rather than skip without them.
+export AUTOCUT_REQUIRE_SERVERS=1
 
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...

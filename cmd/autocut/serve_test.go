@@ -22,6 +22,7 @@ import (
 type server struct {
 	cmd    *exec.Cmd
 	url    string
+	data   string // its --data directory
 	key    string // generated key printed on first start, if any
 	stderr *syncBuffer
 	done   chan error
@@ -65,6 +66,14 @@ var (
 // removed).
 func startServer(t *testing.T, bin, data string, env []string, args ...string) *server {
 	t.Helper()
+	s := launchServer(t, bin, data, env, args...)
+	s.waitListening(t)
+	return s
+}
+
+// launchServer starts the binary without waiting for it to listen.
+func launchServer(t *testing.T, bin, data string, env []string, args ...string) *server {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--allow-private-urls", "--workers", "2"}, args...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "AUTOCUT_API_KEYS=") {
@@ -72,7 +81,7 @@ func startServer(t *testing.T, bin, data string, env []string, args ...string) *
 		}
 	}
 	cmd.Env = append(cmd.Env, env...)
-	s := &server{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{cmd: cmd, data: data, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -84,6 +93,12 @@ func startServer(t *testing.T, bin, data string, env []string, args ...string) *
 			<-s.done
 		}
 	})
+	return s
+}
+
+// waitListening waits until the server listens and reads its printed key.
+func (s *server) waitListening(t *testing.T) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if m := listenRe.FindStringSubmatch(s.stderr.String()); m != nil {
@@ -103,7 +118,6 @@ func startServer(t *testing.T, bin, data string, env []string, args ...string) *
 	if m := keyRe.FindStringSubmatch(s.stderr.String()); m != nil {
 		s.key = m[1]
 	}
-	return s
 }
 
 func (s *server) do(t *testing.T, method, path, key string, body io.Reader, hdr map[string]string) (int, []byte) {

@@ -63,7 +63,7 @@ func runWorker(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	log.Info("worker listening", "addr", ln.Addr().String(), "role", jobs.RoleWorker, "data", f.data)
+	log.Info("listening", "addr", ln.Addr().String(), "role", jobs.RoleWorker, "data", f.data)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
