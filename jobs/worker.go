@@ -90,7 +90,15 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 
 	r := &run{m: m, rec: rec, gen: rec.Gen, log: m.log.With("job", rec.ID, "gen", rec.Gen)}
 	err = r.do(ctx)
-	if len(r.created) > 0 && errors.Is(context.Cause(ctx), errCancelled) {
+	superseded := errors.Is(context.Cause(ctx), errCancelled) || errors.Is(err, errStale)
+	if err != nil && !superseded && ctx.Err() != nil {
+		// Stopped from outside: River's cancellation (PostgreSQL delivers
+		// JobCancel to the node running the job), a shutdown or a timeout.
+		// The record tells whether the job was deleted or re-run meanwhile.
+		cur, gerr := getRecord(context.WithoutCancel(ctx), m.db.read, "", rec.ID)
+		superseded = errors.Is(gerr, ErrNotFound) || (gerr == nil && cur.Gen != rec.Gen)
+	}
+	if len(r.created) > 0 && superseded {
 		if _, gerr := getRecord(context.WithoutCancel(ctx), m.db.read, "", rec.ID); errors.Is(gerr, ErrNotFound) {
 			m.deleteBlobs(context.WithoutCancel(ctx), r.created...)
 		}
@@ -98,7 +106,7 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(context.Cause(ctx), errCancelled), errors.Is(err, errStale):
+	case superseded:
 		r.log.Info("run stopped: job deleted or re-run")
 		return nil
 	}

@@ -36,7 +36,8 @@ type clusterJob struct {
 // jobs created through node A are worked, fetched and downloaded through node
 // B; the worker holding a running render is killed with SIGKILL and the job
 // still finishes on the other worker; 20 jobs submitted at once all finish
-// exactly once; the retention sweep runs once per cluster, not per node.
+// exactly once; DELETE through an API node stops a render on a worker; the
+// retention sweep runs once per cluster, not per node.
 func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test in -short mode")
@@ -211,7 +212,34 @@ func TestCluster(t *testing.T) {
 		}
 	}
 
-	// 4. The retention sweep runs once per cluster: with a 1 s interval, two
+	// DELETE through an API node stops the run on whichever worker holds it.
+	id = create(a, long, `{"export":{"format":"mp3_320","normalize":"podcast"}}`)
+	waitFor(b, id, 90*time.Second, func(j clusterJob) bool { return j.Status == "rendering" })
+	stopped := func() int {
+		n := 0
+		for _, w := range workers {
+			n += strings.Count(w.stderr.String(), "run stopped: job deleted or re-run")
+		}
+		return n
+	}
+	n0 := stopped()
+	if code, body := b.do(t, "DELETE", "/api/v1/jobs/"+id, "k1", nil, nil); code != 204 {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	for deadline := time.Now().Add(10 * time.Second); stopped() == n0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the running render was not stopped after DELETE through an API node\n%s\n%s", lastLines(workers[0].stderr.String(), 12), lastLines(workers[1].stderr.String(), 12))
+		}
+	}
+	// Workers read originals through scratch copies and remove them.
+	time.Sleep(500 * time.Millisecond)
+	for _, w := range workers {
+		if n := dirBytes(t, w); n > 1<<20 {
+			t.Errorf("worker %s keeps %d bytes of scratch files", w.url, n)
+		}
+	}
+
+	// The retention sweep runs once per cluster: with a 1 s interval, two
 	// worker nodes together sweep about once a second, not twice.
 	r0 := metricSum(t, workers, "autocut_maintenance_runs_total", `task="retention"`)
 	time.Sleep(6 * time.Second)
