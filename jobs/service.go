@@ -2,25 +2,30 @@
 // and outputs in blob storage, keeps the app-owned job records, and runs
 // analysis, transcription and rendering through the River queue.
 //
-// Layout of DataDir: autocut.db (SQLite in WAL mode: River's tables and the
-// app-owned autocut_job table, the API's source of truth, written in the same
-// transaction as each River insert), media/ (fileblob: originals/ID,
-// analyses/ID.bin, outputs/ID/GEN/NAME) and scratch/ (temporary files of
-// running work, emptied at start).
+// One process (the default): Config.DataDir holds autocut.db (SQLite in WAL
+// mode: River's tables and the app-owned autocut_job table, the API's source
+// of truth, written in the same transaction as each River insert), media/
+// (fileblob: originals/ID, analyses/ID.bin, outputs/ID/GEN/NAME) and
+// scratch/ (temporary files of running work, emptied at start). A cluster:
+// Config.Database is a postgres:// URL (riverpgxv5) and Config.Storage an
+// s3:// bucket shared by every node; Config.Role splits API and worker
+// nodes (docs/deploy.md).
 //
 // A job runs as one River job per run (kind autocut_process, args {job_id,
 // gen}): analyse (once; the analysis is stored so PATCH and Preview re-plan
-// without decoding), transcribe when asked (one at a time per server), plan,
-// render when asked. Each PATCH re-run bumps the record's gen; a worker
-// polls its record and cancels its context when the record is deleted or its
-// gen moved on, since River's cancellation does not reach running workers on
-// SQLite. Deterministic failures end the job in StatusFailed with a JobError;
-// a run interrupted by shutdown is retried by River, and Start re-enqueues
-// runs a killed process left behind.
+// without decoding), transcribe when asked (one at a time per process),
+// plan, render when asked. Each PATCH re-run bumps the record's gen; a
+// worker polls its record and cancels its context when the record is
+// deleted or its gen moved on, wherever that happened. A running run holds
+// a lease on its record that it renews; runs whose lease expired (their
+// process died) are re-enqueued by any worker node (lease.go), and a
+// single SQLite process re-enqueues its own at start. Deterministic failures
+// end the job in StatusFailed with a JobError; a run interrupted by shutdown
+// is retried by River.
 //
-// The River client is generic over the driver's transaction type (see
-// queue.go): SQLite uses *sql.Tx; PostgreSQL needs a txAdapter for pgx.Tx and
-// the riverpgxv5 driver (and $n placeholders in store.go's statements).
+// The River client is generic over the driver's transaction type (queue.go):
+// SQLite uses *sql.Tx (sqlite.go), PostgreSQL pgx.Tx (postgres.go); the
+// app's statements go through the small execer interface (db.go).
 package jobs
 
 import (
