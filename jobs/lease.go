@@ -56,26 +56,49 @@ func (m *Manager) release(ctx context.Context, id string, gen int64) {
 		id, gen, m.cfg.NodeID)
 }
 
-// rescueLoop runs a rescue pass every LeaseTTL/2 (with jitter) until ctx
-// ends. Every worker node runs it rather than River's leader alone: when the
-// killed node was the leader, a new one is elected only after River's
-// leadership expires, and a rescue should not wait for that. Passes of
-// several nodes are safe together: a takeover is one transaction that
-// checks the record's gen, so only one of them re-enqueues a run.
+// rescueLoop runs a rescue pass once per LeaseTTL/2 across the cluster
+// until ctx ends. Every worker node takes part, not River's leader alone:
+// when the killed node was the leader, River elects a new one only after its
+// leadership expires (15 s), and a rescue should not wait for that. Nodes
+// look every quarter period (with jitter) and the first to advance the
+// task's last run in the database does the pass (claimTask); a takeover is
+// one transaction that checks the record's gen anyway, so even two passes
+// at once re-enqueue a run only once.
 func (m *Manager) rescueLoop(ctx context.Context) {
 	every := max(m.cfg.LeaseTTL/2, 100*time.Millisecond)
 	for {
-		jitter := time.Duration(rand.Int64N(int64(every) / 4))
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(every - every/8 + jitter):
+		case <-time.After(every/4 + time.Duration(rand.Int64N(int64(every)/8))):
+		}
+		ok, err := m.claimTask(ctx, "rescue", every)
+		if err != nil || !ok {
+			if err != nil && ctx.Err() == nil {
+				m.log.Warn("rescue pass not claimed", "err", err)
+			}
+			continue
 		}
 		m.metrics.maintenance.WithLabelValues("rescue").Inc()
 		if err := m.rescue(ctx, false); err != nil && ctx.Err() == nil {
 			m.log.Warn("rescue pass failed", "err", err)
 		}
 	}
+}
+
+// claimTask reports whether this node runs the periodic task now: true for
+// the one node that moves its last run forward once every period. The
+// task's row is seeded by the schema (taskSeed).
+func (m *Manager) claimTask(ctx context.Context, name string, every time.Duration) (bool, error) {
+	now := time.Now()
+	// A little slack so that the node whose turn it is does not miss by
+	// a tick's jitter.
+	n, err := m.db.write.Exec(ctx, `UPDATE autocut_task SET last_run = ? WHERE name = ? AND last_run <= ?`,
+		now.UnixNano(), name, now.Add(-every+every/16).UnixNano())
+	if err != nil {
+		return false, fmt.Errorf("task %s: %w", name, err)
+	}
+	return n == 1, nil
 }
 
 // rescue re-enqueues busy jobs that no live run holds. With all (a

@@ -41,6 +41,7 @@ var pgSchema = []string{
 	`CREATE INDEX IF NOT EXISTS autocut_job_status ON autocut_job (status)`,
 	`CREATE INDEX IF NOT EXISTS autocut_job_original_at ON autocut_job (original_at)`,
 	`CREATE INDEX IF NOT EXISTS autocut_job_output_at ON autocut_job (output_at)`,
+	taskSchema, taskSeed,
 }
 
 // migrationLock is the advisory lock key that serialises schema migrations

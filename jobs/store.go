@@ -37,7 +37,15 @@ var appSchema = []string{
 	`CREATE INDEX IF NOT EXISTS autocut_job_status ON autocut_job (status)`,
 	`CREATE INDEX IF NOT EXISTS autocut_job_original_at ON autocut_job (original_at)`,
 	`CREATE INDEX IF NOT EXISTS autocut_job_output_at ON autocut_job (output_at)`,
+	taskSchema, taskSeed,
 }
+
+// taskSchema records when each cluster-wide periodic task last ran (see
+// claimTask).
+const (
+	taskSchema = `CREATE TABLE IF NOT EXISTS autocut_task (name TEXT PRIMARY KEY, last_run BIGINT NOT NULL DEFAULT 0)`
+	taskSeed   = `INSERT INTO autocut_task (name, last_run) VALUES ('rescue', 0) ON CONFLICT (name) DO NOTHING`
+)
 
 // record is a job as stored. Gen counts runs: every (re)run changes it,
 // and a worker whose gen no longer matches (or whose record is gone) stops.

@@ -241,12 +241,18 @@ func TestCluster(t *testing.T) {
 
 	// The retention sweep runs once per cluster: with a 1 s interval, two
 	// worker nodes together sweep about once a second, not twice.
+	// Rescue passes likewise: one per LeaseTTL/2 (1.5 s) across the cluster.
 	r0 := metricSum(t, workers, "autocut_maintenance_runs_total", `task="retention"`)
+	p0 := metricSum(t, workers, "autocut_maintenance_runs_total", `task="rescue"`)
 	time.Sleep(6 * time.Second)
 	sweeps := metricSum(t, workers, "autocut_maintenance_runs_total", `task="retention"`) - r0
-	t.Logf("retention sweeps by 2 worker nodes in 6 s at a 1 s interval: %v", sweeps)
+	passes := metricSum(t, workers, "autocut_maintenance_runs_total", `task="rescue"`) - p0
+	t.Logf("in 6 s, 2 worker nodes: %v retention sweeps (1 s interval), %v rescue passes (1.5 s interval)", sweeps, passes)
 	if sweeps < 3 || sweeps > 8 {
 		t.Errorf("retention sweeps in 6 s = %v; want about 6 (once per interval per cluster)", sweeps)
+	}
+	if passes < 2 || passes > 6 {
+		t.Errorf("rescue passes in 6 s = %v; want about 4 (once per interval per cluster)", passes)
 	}
 }
 
