@@ -271,10 +271,16 @@ func lastLines(s string, n int) string {
 
 // TestServeUsage: command-line mistakes exit 2 before anything starts.
 func TestServeUsage(t *testing.T) {
+	for _, name := range []string{"AUTOCUT_API_KEYS", "AUTOCUT_DATABASE", "AUTOCUT_STORAGE", "AUTOCUT_ROLE"} {
+		t.Setenv(name, "")
+	}
 	for _, args := range [][]string{
 		{"serve", "extra-arg"},
 		{"serve", "--workers", "many"},
 		{"serve", "--no-such-flag"},
+		{"serve", "--role", "boss"},
+		{"serve", "--s3-part-size", "1024"},
+		{"serve", "--database", "postgres://127.0.0.1:1/x"}, // a shared database needs configured keys
 	} {
 		var stderr bytes.Buffer
 		if code := run(t.Context(), args, io.Discard, &stderr); code != 2 {
@@ -285,5 +291,23 @@ func TestServeUsage(t *testing.T) {
 	if code := run(t.Context(), []string{"serve", "--keys", filepath.Join(t.TempDir(), "missing"), "--data", t.TempDir()}, io.Discard, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "keys file") {
 		t.Errorf("missing keys file: exit %d %s", code, stderr.String())
+	}
+	// Clear errors, before anything listens, for settings that cannot work.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--role", "worker"}, "needs a shared PostgreSQL database"},
+		{[]string{"--role", "api", "--keys", "/dev/null"}, "needs a shared PostgreSQL database"},
+		{[]string{"--storage", "file://relative/dir"}, "want file:///absolute/dir"},
+		{[]string{"--storage", "ftp://host/bucket"}, "open media storage ftp://host/bucket"},
+		{[]string{"--database", "postgres://autocut@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", "--role", "worker"}, "connect to PostgreSQL"},
+	} {
+		var stderr bytes.Buffer
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, tc.args...)
+		t.Setenv("AUTOCUT_API_KEYS", "k:pro")
+		if code := run(t.Context(), args, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, want 1 and %q in:\n%s", tc.args, code, tc.want, stderr.String())
+		}
 	}
 }
