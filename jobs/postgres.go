@@ -19,7 +19,8 @@ func isPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
-// pgSchema is appSchema for PostgreSQL (64-bit integers and doubles).
+// pgSchema is appSchema for PostgreSQL (64-bit integers and doubles);
+// commonSchema follows it.
 var pgSchema = []string{
 	`CREATE TABLE IF NOT EXISTS autocut_job (
 		id          TEXT PRIMARY KEY,
@@ -37,11 +38,6 @@ var pgSchema = []string{
 		lease_owner TEXT NOT NULL DEFAULT '',
 		lease_until BIGINT NOT NULL DEFAULT 0
 	)`,
-	`CREATE INDEX IF NOT EXISTS autocut_job_owner_created ON autocut_job (owner, created_at DESC, id DESC)`,
-	`CREATE INDEX IF NOT EXISTS autocut_job_status ON autocut_job (status)`,
-	`CREATE INDEX IF NOT EXISTS autocut_job_original_at ON autocut_job (original_at)`,
-	`CREATE INDEX IF NOT EXISTS autocut_job_output_at ON autocut_job (output_at)`,
-	taskSchema, taskSeed,
 }
 
 // migrationLock is the advisory lock key that serialises schema migrations
@@ -148,7 +144,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	for _, stmt := range pgSchema {
+	for _, stmt := range append(pgSchema, commonSchema...) {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("app schema: %w", err)
 		}

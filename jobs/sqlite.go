@@ -108,7 +108,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("app schema: %w", err)
 		}
 	}
-	// Columns added after the first release.
+	// Columns added after the first release, before the indexes and the rest.
 	for _, col := range []struct{ name, def string }{
 		{"lease_owner", "TEXT NOT NULL DEFAULT ''"},
 		{"lease_until", "INTEGER NOT NULL DEFAULT 0"},
@@ -121,6 +121,11 @@ func migrateSQLite(ctx context.Context, db *sql.DB) error {
 			if _, err := db.ExecContext(ctx, `ALTER TABLE autocut_job ADD COLUMN `+col.name+` `+col.def); err != nil {
 				return fmt.Errorf("app schema: %w", err)
 			}
+		}
+	}
+	for _, stmt := range commonSchema {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("app schema: %w", err)
 		}
 	}
 	return nil

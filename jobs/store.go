@@ -32,7 +32,13 @@ var appSchema = []string{
 		original_at INTEGER NOT NULL DEFAULT 0,
 		output_at   INTEGER NOT NULL DEFAULT 0,
 		doc         TEXT NOT NULL
-	)`,
+	)`, // lease_owner and lease_until are added by migrateSQLite
+}
+
+// commonSchema follows each driver's CREATE TABLE: the indexes, and
+// autocut_task, which records when each cluster-wide periodic task last ran
+// (see claimTask).
+var commonSchema = []string{
 	`CREATE INDEX IF NOT EXISTS autocut_job_owner_created ON autocut_job (owner, created_at DESC, id DESC)`,
 	`CREATE INDEX IF NOT EXISTS autocut_job_status ON autocut_job (status)`,
 	`CREATE INDEX IF NOT EXISTS autocut_job_original_at ON autocut_job (original_at)`,
@@ -40,8 +46,6 @@ var appSchema = []string{
 	taskSchema, taskSeed,
 }
 
-// taskSchema records when each cluster-wide periodic task last ran (see
-// claimTask).
 const (
 	taskSchema = `CREATE TABLE IF NOT EXISTS autocut_task (name TEXT PRIMARY KEY, last_run BIGINT NOT NULL DEFAULT 0)`
 	taskSeed   = `INSERT INTO autocut_task (name, last_run) VALUES ('rescue', 0) ON CONFLICT (name) DO NOTHING`
