@@ -56,13 +56,44 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	if e.drop {
 		recStart -= (e.fps / 15) * (60 - 6) // 01:00:00;00 in drop-frame counting
 	}
-	tc := func(f int64) string { return Timecode(f, e.fps, e.drop) }
-	n := 0
+	// Each event is built in one reused buffer: fixed columns are
+	// event (3), reel (8), track (5), transition (8), then four timecodes.
+	tracks := e.edlTracks()
+	line := make([]byte, 0, 160)
+	pad := func(b []byte, s string, w int) []byte {
+		b = append(b, s...)
+		for i := len(s); i < w; i++ {
+			b = append(b, ' ')
+		}
+		return b
+	}
+	n := int64(0)
 	for _, s := range segs {
-		for _, tr := range e.edlTracks() {
+		for _, tr := range tracks {
 			n++
-			fmt.Fprintf(bw, "%03d  %-8s %-5s %-8s %s %s %s %s\n* FROM CLIP NAME: %s\n\n", n, edlReel, tr, "C",
-				tc(e.tc+s.SrcIn), tc(e.tc+s.SrcOut), tc(recStart+s.RecIn), tc(recStart+s.RecOut), e.m.File)
+			line = line[:0]
+			if n < 100 {
+				line = append(line, '0')
+			}
+			line = append2(line, n)
+			line = append(line, "  "...)
+			line = pad(line, edlReel, 8)
+			line = append(line, ' ')
+			line = pad(line, tr, 5)
+			line = append(line, " C        "...)
+			line = appendTimecode(line, e.tc+s.SrcIn, e.fps, e.drop)
+			line = append(line, ' ')
+			line = appendTimecode(line, e.tc+s.SrcOut, e.fps, e.drop)
+			line = append(line, ' ')
+			line = appendTimecode(line, recStart+s.RecIn, e.fps, e.drop)
+			line = append(line, ' ')
+			line = appendTimecode(line, recStart+s.RecOut, e.fps, e.drop)
+			line = append(line, "\n* FROM CLIP NAME: "...)
+			line = append(line, e.m.File...)
+			line = append(line, "\n\n"...)
+			if _, err := bw.Write(line); err != nil {
+				return err
+			}
 		}
 	}
 	return bw.Flush()

@@ -10,9 +10,15 @@ import (
 // HH:MM:SS;FF drop-frame (frame numbers 0 and 1, or 0-3 at 59.94, skipped
 // at the start of every minute but each tenth).
 func Timecode(f int64, fps int64, drop bool) string {
-	sep := ":"
+	var b [16]byte
+	return string(appendTimecode(b[:0], f, fps, drop))
+}
+
+// appendTimecode appends Timecode(f, fps, drop) to b without allocating.
+func appendTimecode(b []byte, f int64, fps int64, drop bool) []byte {
+	sep := byte(':')
 	if drop {
-		sep = ";"
+		sep = ';'
 		d := fps / 15 // frames dropped per minute: 2 at 29.97, 4 at 59.94
 		perMin := fps*60 - d
 		per10 := perMin*10 + d
@@ -24,7 +30,21 @@ func Timecode(f int64, fps int64, drop bool) string {
 	}
 	ff := f % fps
 	s := f / fps
-	return fmt.Sprintf("%02d:%02d:%02d%s%02d", s/3600, s/60%60, s%60, sep, ff)
+	b = append2(b, s/3600)
+	b = append(b, ':')
+	b = append2(b, s/60%60)
+	b = append(b, ':')
+	b = append2(b, s%60)
+	b = append(b, sep)
+	return append2(b, ff)
+}
+
+// append2 appends v as at least two decimal digits.
+func append2(b []byte, v int64) []byte {
+	if v >= 0 && v < 10 {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 // ParseTimecode reads HH:MM:SS:FF (or ;FF drop-frame) at nominal fps into a frame number.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -59,26 +60,67 @@ func (e *edit) writeXMEML(w io.Writer) error {
 		fmt.Fprintf(&b, "<audio><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics><channelcount>%d</channelcount></audio></media></file>", e.m.SampleRate, max(e.m.Channels, 1))
 		return b.String()
 	}
-	links := func(b io.Writer, i int) {
-		if e.m.HasVideo {
-			fmt.Fprintf(b, "<link><linkclipref>clipitem-%d</linkclipref><mediatype>video</mediatype><trackindex>1</trackindex><clipindex>%d</clipindex></link>", id(0, i), i+1)
+	// Clipitems are built in one reused buffer (a 3-hour plan has tens of
+	// thousands of them).
+	buf := make([]byte, 0, 1024)
+	num := func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+	elem := func(b []byte, tag string, v int64) []byte {
+		b = append(b, '<')
+		b = append(b, tag...)
+		b = append(b, '>')
+		b = num(b, v)
+		b = append(b, "</"...)
+		b = append(b, tag...)
+		return append(b, '>')
+	}
+	link := func(b []byte, cid int, media string, track, clip int, group bool) []byte {
+		b = append(b, "<link><linkclipref>clipitem-"...)
+		b = num(b, int64(cid))
+		b = append(b, "</linkclipref><mediatype>"...)
+		b = append(b, media...)
+		b = append(b, "</mediatype>"...)
+		b = elem(b, "trackindex", int64(track))
+		b = elem(b, "clipindex", int64(clip))
+		if group {
+			b = append(b, "<groupindex>1</groupindex>"...)
 		}
-		for t := 0; t < audioTracks; t++ {
-			fmt.Fprintf(b, "<link><linkclipref>clipitem-%d</linkclipref><mediatype>audio</mediatype><trackindex>%d</trackindex><clipindex>%d</clipindex><groupindex>1</groupindex></link>", id(audioTrack(t), i), t+1, i+1)
-		}
+		return append(b, "</link>"...)
 	}
 	name := attr(e.m.Name)
-	clip := func(cid, i int, extra, attrs string) {
+	clip := func(cid, i int, extra, attrs string) error {
 		s := e.segs[i]
-		fmt.Fprintf(bw, "          <clipitem id=\"clipitem-%d\"%s><name>%s</name><enabled>TRUE</enabled><duration>%d</duration>%s<start>%d</start><end>%d</end><in>%d</in><out>%d</out>%s%s",
-			cid, attrs, name, e.last, rate, s.RecIn, s.RecOut, s.SrcIn, s.SrcOut, file(), extra)
-		links(bw, i)
-		bw.WriteString("</clipitem>\n")
+		b := append(buf[:0], "          <clipitem id=\"clipitem-"...)
+		b = num(b, int64(cid))
+		b = append(b, '"')
+		b = append(b, attrs...)
+		b = append(b, "><name>"...)
+		b = append(b, name...)
+		b = append(b, "</name><enabled>TRUE</enabled>"...)
+		b = elem(b, "duration", e.last)
+		b = append(b, rate...)
+		b = elem(b, "start", s.RecIn)
+		b = elem(b, "end", s.RecOut)
+		b = elem(b, "in", s.SrcIn)
+		b = elem(b, "out", s.SrcOut)
+		b = append(b, file()...)
+		b = append(b, extra...)
+		if e.m.HasVideo {
+			b = link(b, id(0, i), "video", 1, i+1, false)
+		}
+		for t := 0; t < audioTracks; t++ {
+			b = link(b, id(audioTrack(t), i), "audio", t+1, i+1, true)
+		}
+		b = append(b, "</clipitem>\n"...)
+		buf = b
+		_, err := bw.Write(b)
+		return err
 	}
 	if e.m.HasVideo {
 		fmt.Fprintf(bw, "      <video>\n        <format><samplecharacteristics>%s<width>1920</width><height>1080</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n        <track>\n", rate)
 		for i := range e.segs {
-			clip(id(0, i), i, "", "")
+			if err := clip(id(0, i), i, "", ""); err != nil {
+				return err
+			}
 		}
 		fmt.Fprint(bw, "        </track>\n      </video>\n")
 	}
@@ -90,8 +132,11 @@ func (e *edit) writeXMEML(w io.Writer) error {
 			trackAttrs = fmt.Sprintf(` currentExplodedTrackIndex="%d" totalExplodedTrackCount="2" premiereTrackType="Stereo"`, t)
 		}
 		fmt.Fprintf(bw, "        <track%s>\n", trackAttrs)
+		src := fmt.Sprintf("<sourcetrack><mediatype>audio</mediatype><trackindex>%d</trackindex></sourcetrack>", t+1)
 		for i := range e.segs {
-			clip(id(audioTrack(t), i), i, fmt.Sprintf("<sourcetrack><mediatype>audio</mediatype><trackindex>%d</trackindex></sourcetrack>", t+1), attrs)
+			if err := clip(id(audioTrack(t), i), i, src, attrs); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(bw, "          <enabled>TRUE</enabled><locked>FALSE</locked><outputchannelindex>%d</outputchannelindex>\n        </track>\n", t+1)
 	}
