@@ -28,10 +28,12 @@ var (
 	loadInterval = flag.Duration("load.interval", 0, "BenchmarkPollLoad: pause between a client's polls (0: closed loop, as fast as possible)")
 	uploadCount  = flag.Int("load.uploads", 20, "BenchmarkUploadMemory: concurrent uploads")
 	uploadMB     = flag.Int("load.uploadmb", 200, "BenchmarkUploadMemory: MiB per upload")
+	loadDatabase = flag.String("load.database", "", "BenchmarkPollLoad: a postgres:// URL of an empty database to use instead of SQLite")
 )
 
 // BenchmarkPollLoad: 200 concurrent clients poll GET /api/v1/jobs/{id}
-// over loopback against the real Manager (SQLite) for 10 s; reports
+// over loopback against the real Manager (SQLite, or PostgreSQL with
+// -load.database) for 10 s; reports
 // requests/s and latency percentiles. Run with -bench PollLoad -benchtime 1x.
 func BenchmarkPollLoad(b *testing.B) {
 	// Request logs go to /dev/null through a real file, as they would to
@@ -41,7 +43,7 @@ func BenchmarkPollLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer devnull.Close()
-	e := managerEnvLog(b, nil, devnull)
+	e := managerEnvLog(b, func(c *jobs.Config) { c.Database = *loadDatabase }, devnull)
 	var ids []string
 	for i := range 20 {
 		ids = append(ids, e.upload(b, proKey, fmt.Sprintf("p%d.wav", i), "RIFF 6").ID)
