@@ -78,6 +78,13 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m.bucket, m.mediaDir = bucket, mediaDir
+	if mediaDir == "" && cfg.PartSize < 5<<20 {
+		bucket.Close()
+		return nil, fmt.Errorf("part size %d: object storage needs parts of at least 5 MiB", cfg.PartSize)
+	}
+	if mediaDir != "" && isPostgresURL(cfg.Database) {
+		m.log.Warn("media on a local directory with a shared database: every node must see the same directory (a network file system), or use --storage s3://...", "dir", mediaDir)
+	}
 
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &processWorker{m: m})
