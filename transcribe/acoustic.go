@@ -34,12 +34,13 @@ func (a *Acoustic) Name() string { return "acoustic" }
 // Available always holds: the detector is pure Go.
 func (a *Acoustic) Available(ctx context.Context) error { return nil }
 
-// frameFeat are one frame's features.
+// frameFeat are one frame's features, kept for every frame of the file
+// (the level threshold is a percentile of the whole file), so they are
+// compact: 20 bytes per 10 ms, 22 MB for 3 hours.
 type frameFeat struct {
-	db     float64 // RMS level, dBFS
-	voiced bool
-	pitch  float64 // Hz, when voiced
-	bands  [16]float64
+	db    float64 // RMS level, dBFS
+	pitch float64 // Hz when voiced, 0 when not
+	flux  float32 // mean |change| of the 16 band levels from the previous frame, dB
 }
 
 // Transcribe decodes path and returns the filled pauses it finds.
@@ -70,9 +71,22 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 	for win < rate*40/1000 {
 		win <<= 1
 	}
+	// ring is circular (pos is the oldest sample); window receives it in
+	// order at each hop.
 	ring := make([]float64, win)
+	window := make([]float64, win)
+	fs := newFrameScratch(win)
+	var prevBands [16]float64
+	pos := 0
 	buf := make([]float32, 4096*f.Channels)
-	var feats []frameFeat
+	// One frame per 10 ms: sized from the duration when the stream knows it
+	// (growing by doubling would hold up to three times the features), up
+	// to 4 hours, so that a lying header cannot ask for a huge allocation.
+	frames := st.Info().Duration * 100
+	if !(frames > 0) {
+		frames = 0
+	}
+	feats := make([]frameFeat, 0, int(min(frames, 4*3600*100))+16)
 	filled, sinceHop := 0, 0
 	var acc float64
 	accN := 0
@@ -91,14 +105,26 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 			if accN < dec {
 				continue
 			}
-			copy(ring, ring[1:])
-			ring[win-1] = acc / float64(f.Channels*dec)
+			ring[pos] = acc / float64(f.Channels*dec)
+			pos = (pos + 1) % win
 			acc, accN = 0, 0
 			filled++
 			sinceHop++
 			if filled >= win && sinceHop >= hop {
 				sinceHop = 0
-				feats = append(feats, frameFeatures(ring, rate))
+				copy(window, ring[pos:])
+				copy(window[win-pos:], ring[:pos])
+				db, pitch, bands := fs.measure(window, rate)
+				ff := frameFeat{db: db, pitch: pitch}
+				if len(feats) > 0 {
+					var d float64
+					for b := range bands {
+						d += math.Abs(bands[b] - prevBands[b])
+					}
+					ff.flux = float32(d / 16)
+				}
+				prevBands = bands
+				feats = append(feats, ff)
 			}
 		}
 		read += float64(n / f.Channels)
@@ -116,14 +142,28 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 	return feats, float64(hop) / float64(rate), nil
 }
 
-// frameFeatures measures one window.
-func frameFeatures(x []float64, rate int) frameFeat {
-	var ff frameFeat
+// frameScratch holds the buffers of measure, reused frame after frame.
+type frameScratch struct {
+	tapered []float64
+	hann    []float64
+}
+
+func newFrameScratch(win int) *frameScratch {
+	fs := &frameScratch{tapered: make([]float64, win), hann: make([]float64, win)}
+	for i := range fs.hann {
+		fs.hann[i] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(win))
+	}
+	return fs
+}
+
+// measure returns one window's level (dBFS), pitch (Hz when voiced, else 0)
+// and 16 band levels (dB, log-spaced from 100 Hz to 4 kHz).
+func (fs *frameScratch) measure(x []float64, rate int) (db, pitch float64, bands [16]float64) {
 	var e float64
 	for _, v := range x {
 		e += v * v
 	}
-	ff.db = 10 * math.Log10(e/float64(len(x))+1e-12)
+	db = 10 * math.Log10(e/float64(len(x))+1e-12)
 	// normalised autocorrelation over the pitch range
 	minLag, maxLag := rate/400, rate/70
 	best, bestLag := 0.0, 0
@@ -141,12 +181,11 @@ func frameFeatures(x []float64, rate int) frameFeat {
 		}
 	}
 	if best > 0.7 && bestLag > 0 {
-		ff.voiced, ff.pitch = true, float64(rate)/float64(bestLag)
+		pitch = float64(rate) / float64(bestLag)
 	}
-	// 16 log-spaced bands from 100 Hz to 4 kHz
-	c := make([]float64, len(x))
+	c := fs.tapered
 	for i, v := range x {
-		c[i] = v * (0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(len(x))))
+		c[i] = v * fs.hann[i]
 	}
 	spec := fft.FFTReal(c)
 	for b := 0; b < 16; b++ {
@@ -156,9 +195,9 @@ func frameFeatures(x []float64, rate int) frameFeat {
 		for k := int(lo * float64(len(x)) / float64(rate)); k <= int(hi*float64(len(x))/float64(rate)) && k < len(spec)/2; k++ {
 			s += math.Pow(cmplx.Abs(spec[k]), 2)
 		}
-		ff.bands[b] = 10 * math.Log10(s+1e-12)
+		bands[b] = 10 * math.Log10(s+1e-12)
 	}
-	return ff
+	return db, pitch, bands
 }
 
 // detect finds isolated, steady voiced sounds: an active stretch (frames
@@ -171,9 +210,9 @@ func (a *Acoustic) detect(feats []frameFeat, hop float64) []Filler {
 	maxSec := orF(a.MaxSec, 0.9)
 	maxSemi := orF(a.MaxPitchSemi, 1.2)
 	maxFlux := orF(a.MaxFluxDb, 4)
-	var lv []float64
-	for _, f := range feats {
-		lv = append(lv, f.db)
+	lv := make([]float64, len(feats))
+	for k, f := range feats {
+		lv[k] = f.db
 	}
 	top := percentile(lv, 0.95)
 	active := func(k int) bool { return feats[k].db >= top-35 }
@@ -209,18 +248,14 @@ func (a *Acoustic) detect(feats []frameFeat, hop float64) []Filler {
 			var mean, sq, flux float64
 			voiced := 0
 			for k := i; k < j; k++ {
-				if feats[k].voiced {
+				if feats[k].pitch > 0 {
 					p := 12 * math.Log2(feats[k].pitch)
 					mean += p
 					sq += p * p
 					voiced++
 				}
 				if k > i {
-					var d float64
-					for b := range feats[k].bands {
-						d += math.Abs(feats[k].bands[b] - feats[k-1].bands[b])
-					}
-					flux += d / 16
+					flux += float64(feats[k].flux)
 				}
 			}
 			if voiced >= 3 && float64(voiced) >= 0.5*float64(j-i) {
@@ -249,7 +284,6 @@ func percentile(v []float64, p float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return s[int(p*float64(len(s)-1))]
+	sort.Float64s(v) // v is the caller's scratch copy
+	return v[int(p*float64(len(v)-1))]
 }
