@@ -20,8 +20,8 @@ var acousticHours = flag.Float64("acoustic.hours", 3, "BenchmarkAcousticLong: ho
 // stereo.
 type toneStream struct {
 	rate, total, pos int
-	phase           float64
-	noise           uint32
+	phase            float64
+	noise            uint32
 }
 
 func (s *toneStream) Format() dsp.Format { return dsp.Format{SampleRate: s.rate, Channels: 2} }
