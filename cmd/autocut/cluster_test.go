@@ -242,7 +242,18 @@ func TestCluster(t *testing.T) {
 	// The retention sweep runs once per cluster: with a 1 s interval, two
 	// worker nodes together sweep about once a second, not twice.
 	// Rescue passes likewise: one per LeaseTTL/2 (1.5 s) across the cluster.
+	// If the killed worker was River's leader, a new one is elected only
+	// after its leadership expires (up to about 20 s): wait for sweeps first.
 	r0 := metricSum(t, workers, "autocut_maintenance_runs_total", `task="retention"`)
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if r := metricSum(t, workers, "autocut_maintenance_runs_total", `task="retention"`); r > r0 {
+			r0 = r
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no retention sweep for 40 s after the kill")
+		}
+	}
 	p0 := metricSum(t, workers, "autocut_maintenance_runs_total", `task="rescue"`)
 	time.Sleep(6 * time.Second)
 	sweeps := metricSum(t, workers, "autocut_maintenance_runs_total", `task="retention"`) - r0
