@@ -194,3 +194,35 @@ func TestClusterConcurrentMigrations(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterRunStopsWhenItCannotRenew: a worker cut off from the database
+// stops its run once its lease has expired, since another worker may take
+// the job over from then on.
+func TestClusterRunStopsWhenItCannotRenew(t *testing.T) {
+	if os.Getenv(testPGEnv) == "" {
+		t.Skip("runs inside TestSuiteOnPostgres")
+	}
+	eng := &gateEngine{analyzeGate: make(chan struct{}), inAnalyze: make(chan string, 1)}
+	m := testManager(t, t.TempDir(), eng, nil)
+	if _, err := m.Create(context.Background(), CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-eng.inAnalyze:
+	case <-time.After(10 * time.Second):
+		t.Fatal("analysis did not start")
+	}
+	cut := time.Now()
+	_ = m.db.close() // the database is gone for this node
+	for eng.cancelled.Load() == 0 {
+		if time.Since(cut) > m.cfg.LeaseTTL+2*time.Second {
+			t.Fatalf("the run still goes on %v after its node lost the database (lease %v)", time.Since(cut), m.cfg.LeaseTTL)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if took := time.Since(cut); took < m.cfg.LeaseTTL/3 {
+		t.Errorf("the run stopped after %v, before it could have tried to renew", took)
+	}
+	t.Logf("run stopped %v after the database went away (lease %v)", time.Since(cut).Round(10*time.Millisecond), m.cfg.LeaseTTL)
+	crash(t, m)
+}
