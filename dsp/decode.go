@@ -95,7 +95,8 @@ func (s *fileStream) Close() error {
 }
 
 // AutoDecoder picks the fastest decoder for the content: native WAV always;
-// MP3 through ffmpeg when it is installed (about 15x faster than go-mp3 here),
+// MP3 through ffmpeg when it is installed (437x against go-mp3's 38x realtime
+// in this package's 10-minute benchmark, measured side by side),
 // else natively; everything else through ffmpeg.
 type AutoDecoder struct {
 	FFmpeg FFmpegDecoder

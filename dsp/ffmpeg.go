@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/autocut-dev/autocut/internal/tail"
 )
 
 // FFmpegDecoder decodes anything ffmpeg reads (m4a/AAC, FLAC, Ogg, Opus, mp4,
@@ -82,7 +84,7 @@ func (d FFmpegDecoder) Probe(ctx context.Context, path string) (Info, error) {
 		return Info{}, ctx.Err()
 	}
 	if err != nil {
-		return Info{}, fmt.Errorf("%w: ffprobe cannot read %s: %s", ErrUnsupportedFormat, filepath.Base(path), lastLines(stderr.String(), 3))
+		return Info{}, fmt.Errorf("%w: ffprobe cannot read %s: %s", ErrUnsupportedFormat, filepath.Base(path), tail.Lines(stderr.String(), 3))
 	}
 	var pr probeJSON
 	if err := json.Unmarshal(out, &pr); err != nil {
@@ -254,15 +256,6 @@ func (t *tailBuffer) String() string {
 	return string(t.buf)
 }
 
-// lastLines returns the last n non-empty lines of s, joined by " | ".
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
-
 // ffmpegStream is a Stream of float32 samples piped from an ffmpeg child.
 type ffmpegStream struct {
 	info    Info
@@ -318,7 +311,7 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 	}
 	s.cancel()
 	if werr != nil {
-		return got / 4, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", s.info.Name, werr, lastLines(s.stderr.String(), 5))
+		return got / 4, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", s.info.Name, werr, tail.Lines(s.stderr.String(), 5))
 	}
 	s.info.Frames = s.frames
 	s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/tail"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
 )
@@ -356,7 +357,7 @@ func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info ds
 		return ctx.Err()
 	}
 	if werr != nil {
-		return fmt.Errorf("ffmpeg encoding %s failed: %v: %s", o.Format, werr, lastLines(stderr.String(), 5))
+		return fmt.Errorf("ffmpeg encoding %s failed: %v: %s", o.Format, werr, tail.Lines(stderr.String(), 5))
 	}
 	if perr != nil && !errors.Is(perr, os.ErrClosed) {
 		return fmt.Errorf("render: %w", perr)
@@ -411,14 +412,6 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 		l.n -= k
 	}
 	return len(p), nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }
 
 // probeDuration measures the written file's duration: for MP3 from its

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/tail"
 )
 
 // minFillerSec is the shortest keyword-spotting match kept as a filler: a
@@ -124,7 +125,7 @@ func (p *Pocketsphinx) run(ctx context.Context, args []string) ([]byte, error) {
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pocketsphinx: %v: %s", err, lastLines(stderr.String(), 3))
+		return nil, fmt.Errorf("pocketsphinx: %v: %s", err, tail.Lines(stderr.String(), 3))
 	}
 	return out, nil
 }
@@ -163,12 +164,4 @@ func report(p dsp.Progress, f float64) {
 	if p != nil {
 		p(f)
 	}
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }

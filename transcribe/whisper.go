@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/tail"
 )
 
 // WhisperPrompt is passed as whisper's initial prompt: whisper tends to
@@ -69,7 +70,7 @@ func (w *Whisper) Transcribe(ctx context.Context, path, lang string, progress ds
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("whisper-cli: %v: %s", err, lastLines(stderr.String(), 3))
+		return nil, fmt.Errorf("whisper-cli: %v: %s", err, tail.Lines(stderr.String(), 3))
 	}
 	b, err := os.ReadFile(outBase + ".json")
 	if err != nil {
