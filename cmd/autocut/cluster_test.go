@@ -25,8 +25,8 @@ import (
 type clusterJob struct {
 	ID, Status string
 	Output     *struct {
-		URL  string
-		Size int64
+		URL, Format string
+		Size        int64
 	}
 	Error *struct{ Code, Message string }
 }
@@ -134,6 +134,23 @@ func TestCluster(t *testing.T) {
 	code, part := b.do(t, "GET", dl, "k1", nil, map[string]string{"Range": "bytes=100-199"})
 	if code != 206 || string(part) != string(body[100:200]) {
 		t.Fatalf("ranged download through B: %d, %d bytes", code, len(part))
+	}
+	// A re-export asked through B is rendered by a worker and served by A,
+	// and A writes its timelines from the analysis in the bucket.
+	code, body = b.do(t, "PATCH", "/api/v1/jobs/"+id, "k1", strings.NewReader(`{"params":{"minSilenceSec":0.8},"export":{"format":"wav"},"action":"export"}`),
+		map[string]string{"Content-Type": "application/json"})
+	if code != 200 && code != 202 {
+		t.Fatalf("PATCH re-export through B: %d %s", code, body)
+	}
+	j = waitFor(a, id, 60*time.Second, func(j clusterJob) bool { return j.Status == "done" && j.Output != nil && j.Output.Format == "wav" })
+	code, body = a.do(t, "GET", outputPath(t, j.Output.URL), "k1", nil, nil)
+	if code != 200 || int64(len(body)) != j.Output.Size || string(body[:4]) != "RIFF" {
+		t.Fatalf("re-exported WAV through A: %d, %d bytes", code, len(body))
+	}
+	for _, kind := range []string{"fcpxml", "edl", "otio"} {
+		if code, body := a.do(t, "GET", "/api/v1/jobs/"+id+"/timelines/"+kind, "k1", nil, nil); code != 200 || len(body) < 100 {
+			t.Fatalf("timeline %s through A: %d %s", kind, code, body)
+		}
 	}
 	for _, s := range []*server{a, b} {
 		if n := dirBytes(t, s); n > 1<<20 {
