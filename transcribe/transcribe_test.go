@@ -221,6 +221,37 @@ func cmpFloat() cmp.Option {
 	return cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 }
 
+func TestDetectFillersEnglishFlanking(t *testing.T) {
+	tests := []struct {
+		name  string
+		words []Word
+		want  []string
+	}{
+		{"sure fillers anywhere", []Word{{"I", 0, 0.2, 0.9}, {"Um,", 0.2, 0.5, 0.8}, {"think", 0.5, 0.8, 0.9}, {"hmm", 0.8, 1.0, 0.9}}, []string{"um", "hmm"}},
+		{"like inside a phrase is a word", []Word{{"I", 0, 0.2, 0.9}, {"like", 0.2, 0.5, 0.9}, {"it", 0.5, 0.7, 0.9}}, nil},
+		{"like between pauses", []Word{{"I", 0, 0.2, 0.9}, {"like", 0.6, 0.9, 0.9}, {"it", 1.3, 1.5, 0.9}}, []string{"like"}},
+		{"you know between pauses", []Word{{"it", 0, 0.2, 0.9}, {"you", 0.6, 0.7, 0.9}, {"know", 0.7, 0.9, 0.9}, {"is", 1.3, 1.5, 0.9}}, []string{"you know"}},
+		{"you know in a phrase", []Word{{"do", 0, 0.2, 0.9}, {"you", 0.2, 0.3, 0.9}, {"know", 0.3, 0.5, 0.9}, {"him", 0.5, 0.7, 0.9}}, nil},
+		{"pause on one side only", []Word{{"I", 0, 0.2, 0.9}, {"like", 0.6, 0.9, 0.9}, {"it", 0.95, 1.1, 0.9}}, nil},
+		{"pocketsphinx variant suffix", []Word{{"uh(2)", 0, 0.3, 0.9}}, []string{"uh"}},
+		{"French word not in English lexicon", []Word{{"euh", 0, 0.3, 0.9}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range DetectFillers(tc.words, "en") {
+				got = append(got, f.Word)
+				if f.Kind != "filler" {
+					t.Errorf("kind %q", f.Kind)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestNewUnavailable(t *testing.T) {
 	_, err := New(Config{Order: []string{"whisper"}})
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "whisper-model") {
