@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // csvHeader is the CSV export's header row.
@@ -21,11 +22,21 @@ func (e *edit) writeCSV(w io.Writer) error {
 	}
 	sec := func(f int64) string { return strconv.FormatFloat(FrameToSec(f, e.rate), 'f', 6, 64) }
 	for i, s := range e.segs {
-		if err := cw.Write([]string{strconv.Itoa(i + 1), e.m.Path, sec(s.SrcIn), sec(s.SrcOut), sec(s.RecIn), sec(s.RecOut),
+		if err := cw.Write([]string{strconv.Itoa(i + 1), neutralizeFormula(e.m.Path), sec(s.SrcIn), sec(s.SrcOut), sec(s.RecIn), sec(s.RecOut),
 			sec(s.Len()), fmt.Sprint(s.SrcIn), fmt.Sprint(s.SrcOut), fmt.Sprint(s.RecIn), fmt.Sprint(s.RecOut), e.rate.String()}); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// neutralizeFormula keeps a text cell from being read as a formula by a
+// spreadsheet (CSV injection): a cell that starts with = + - @, a tab or a
+// carriage return gets a leading apostrophe, as spreadsheet exporters do.
+func neutralizeFormula(cell string) string {
+	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+		return "'" + cell
+	}
+	return cell
 }
