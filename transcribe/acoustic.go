@@ -22,11 +22,27 @@ import (
 // from the normalised autocorrelation (70-400 Hz), and a 16-band log
 // spectrum; see detect for the decision.
 type Acoustic struct {
-	MinSec       float64 // shortest filled pause (default 0.12 s)
-	MaxSec       float64 // longest (default 0.9 s)
-	MaxPitchSemi float64 // largest pitch standard deviation, semitones (default 1.2)
-	MaxFluxDb    float64 // largest mean frame-to-frame spectral change, dB per band (default 4)
+	MinSec       float64 // shortest filled pause (default defaultMinSec)
+	MaxSec       float64 // longest (default 2.5 s)
+	MaxPitchSemi float64 // largest pitch standard deviation, semitones (default defaultMaxPitchSemi)
+	SplitFluxDb  float64 // frame-to-frame spectral change that ends a steady run, dB per band (default defaultSplitFluxDb)
+	LevelDb      float64 // frames this far under the speech level are not speech (default defaultLevelDb)
+	// PauseSec, when set, also requires a pause (frames under the speech
+	// level) of that length within 0.1 s before or after the run.
+	PauseSec float64
+	// NoIsolated turns off the second rule (isolated steady sounds between
+	// pauses, see detectIsolated).
+	NoIsolated bool
 }
+
+// The detector's defaults, chosen on the tuning part of testdata/fillers
+// (see TestAcousticRealFillers).
+const (
+	defaultMinSec       = 0.25
+	defaultMaxPitchSemi = 1.0
+	defaultSplitFluxDb  = 3
+	defaultLevelDb      = 30
+)
 
 // Name returns "acoustic".
 func (a *Acoustic) Name() string { return "acoustic" }
@@ -200,16 +216,108 @@ func (fs *frameScratch) measure(x []float64, rate int) (db, pitch float64, bands
 	return db, pitch, bands
 }
 
-// detect finds isolated, steady voiced sounds: an active stretch (frames
+// detect returns the steady runs (detectSteady) and, unless NoIsolated is
+// set, the isolated voiced sounds (detectIsolated), merged.
+func (a *Acoustic) detect(feats []frameFeat, hop float64) []Filler {
+	out := a.detectSteady(feats, hop)
+	if !a.NoIsolated {
+		out = mergeFillers(append(out, detectIsolated(feats, hop)...))
+	}
+	return out
+}
+
+// detectSteady finds steady voiced stretches: runs of frames that are voiced,
+// within LevelDb of the speech level, whose spectrum changes by at most
+// SplitFluxDb from the frame before (stable formants) and whose pitch moves by
+// at most 2 semitones a frame (gaps of up to 20 ms bridged). A run of MinSec
+// to MaxSec whose pitch spread stays under MaxPitchSemi is a filled pause. A
+// vowel inside a word changes within 50-150 ms; a filled pause holds still.
+func (a *Acoustic) detectSteady(feats []frameFeat, hop float64) []Filler {
+	minSec := orF(a.MinSec, defaultMinSec)
+	maxSec := orF(a.MaxSec, 2.5)
+	maxSemi := orF(a.MaxPitchSemi, defaultMaxPitchSemi)
+	split := orF(a.SplitFluxDb, defaultSplitFluxDb)
+	levelDb := orF(a.LevelDb, defaultLevelDb)
+	lv := make([]float64, len(feats))
+	for k, f := range feats {
+		lv[k] = f.db
+	}
+	top := percentile(lv, 0.95)
+	steady := func(k int) bool {
+		return feats[k].pitch > 0 && feats[k].db >= top-levelDb && float64(feats[k].flux) <= split
+	}
+	const bridge = 2 // frames
+	var out []Filler
+	for i := 0; i < len(feats); {
+		if !steady(i) {
+			i++
+			continue
+		}
+		last, gap := i, 0 // last steady frame of the run
+		for k := i + 1; k < len(feats); k++ {
+			if steady(k) && math.Abs(12*math.Log2(feats[k].pitch/feats[last].pitch)) <= 2 {
+				last, gap = k, 0
+				continue
+			}
+			if gap++; gap > bridge {
+				break
+			}
+		}
+		j := last + 1
+		dur := float64(j-i) * hop
+		if dur >= minSec && dur <= maxSec {
+			var mean, sq float64
+			n := 0
+			for k := i; k < j; k++ {
+				if feats[k].pitch > 0 {
+					p := 12 * math.Log2(feats[k].pitch)
+					mean += p
+					sq += p * p
+					n++
+				}
+			}
+			mean /= float64(n)
+			if sd := math.Sqrt(max(sq/float64(n)-mean*mean, 0)); sd <= maxSemi && a.pauseNear(feats, i, j, top-levelDb, hop) {
+				out = append(out, Filler{Word: "(filled pause)", Start: float64(i)*hop + 0.02, End: float64(j)*hop + 0.02, Kind: "filler", Confidence: 0.5})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// pauseNear reports whether a pause of PauseSec (frames under floor) starts
+// or ends within 0.1 s of the run [i, j); true when PauseSec is 0.
+func (a *Acoustic) pauseNear(feats []frameFeat, i, j int, floor, hop float64) bool {
+	if a.PauseSec <= 0 {
+		return true
+	}
+	need := int(a.PauseSec/hop + 0.5)
+	reach := int(0.1/hop + 0.5)
+	quiet := func(from, step int) bool {
+		run := 0
+		for k, n := from, 0; k >= 0 && k < len(feats) && n < reach+need; k, n = k+step, n+1 {
+			if feats[k].db < floor {
+				if run++; run >= need {
+					return true
+				}
+			} else {
+				run = 0
+			}
+		}
+		return from < 0 || from >= len(feats)
+	}
+	return quiet(i-1, -1) || quiet(j, 1)
+}
+
+// detectIsolated finds isolated, steady voiced sounds: an active stretch (frames
 // within 35 dB of the speech level, gaps under 100 ms bridged) of at most
 // MaxSec with a pause of 150 ms or more on each side, mostly voiced, whose
 // pitch spread and spectral flux stay under the limits. Hesitations sit
-// between pauses; words inside a phrase do not.
-func (a *Acoustic) detect(feats []frameFeat, hop float64) []Filler {
-	minSec := orF(a.MinSec, 0.12)
-	maxSec := orF(a.MaxSec, 0.9)
-	maxSemi := orF(a.MaxPitchSemi, 1.2)
-	maxFlux := orF(a.MaxFluxDb, 4)
+// between pauses; words inside a phrase do not. (The first version of
+// the detector; it finds the fillers of synthetic speech said alone.)
+func detectIsolated(feats []frameFeat, hop float64) []Filler {
+	const minSec, maxSec, maxSemi, maxFlux = 0.12, 0.9, 1.2, 4
 	lv := make([]float64, len(feats))
 	for k, f := range feats {
 		lv[k] = f.db
