@@ -11,7 +11,7 @@ import (
 
 // Config chooses and configures the engines.
 type Config struct {
-	WhisperModel string   // whisper.cpp model file (ggml); enables the whisper engine with WhisperCLI
+	WhisperModel string   // whisper.cpp model file (ggml); "" uses the first model pulled into the user cache (autocut models pull)
 	WhisperCLI   string   // whisper-cli binary; "" means whisper-cli on PATH
 	Order        []string // engines to try, first available wins (default: DefaultOrder)
 	// PocketsphinxKWSThreshold is the keyword-spotting threshold for
@@ -42,7 +42,11 @@ func New(cfg Config) (Transcriber, error) {
 		var t Transcriber
 		switch name {
 		case "whisper":
-			t = &Whisper{Model: cfg.WhisperModel, CLI: cfg.WhisperCLI}
+			model := cfg.WhisperModel
+			if model == "" {
+				model, _ = (&ModelStore{}).FirstInstalled()
+			}
+			t = &Whisper{Model: model, CLI: cfg.WhisperCLI}
 		case "pocketsphinx":
 			t = &Pocketsphinx{KWSThreshold: cfg.PocketsphinxKWSThreshold}
 		case "acoustic":

@@ -182,3 +182,25 @@ func TestModelLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestNewUsesPulledModel: with a model pulled into the user cache and
+// whisper-cli present, the default engine order picks whisper with it.
+func TestNewUsesPulledModel(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	cli := filepath.Join(t.TempDir(), "whisper-cli")
+	os.WriteFile(cli, []byte("#!/bin/sh\n"), 0o755)
+	if tr, err := New(Config{WhisperCLI: cli}); err == nil && tr.Name() == "whisper" {
+		t.Fatalf("whisper chosen with no model pulled")
+	}
+	model := filepath.Join(cache, "autocut", "models", "ggml-base.en.bin")
+	os.MkdirAll(filepath.Dir(model), 0o755)
+	os.WriteFile(model, []byte("model"), 0o644)
+	tr, err := New(Config{WhisperCLI: cli})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := tr.(*Whisper); !ok || w.Model != model {
+		t.Errorf("New chose %T %+v, want whisper with %s", tr, tr, model)
+	}
+}

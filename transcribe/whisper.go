@@ -33,7 +33,7 @@ func (w *Whisper) cli() string { return orDefault(w.CLI, "whisper-cli") }
 // Available checks that a model file and the binary are configured and exist.
 func (w *Whisper) Available(ctx context.Context) error {
 	if w.Model == "" {
-		return errNotAvailable("whisper: no model configured (--whisper-model or AUTOCUT_WHISPER_MODEL)")
+		return errNotAvailable("whisper: no model configured (autocut models pull base.en, --model NAME, --whisper-model FILE or AUTOCUT_WHISPER_MODEL)")
 	}
 	if _, err := os.Stat(w.Model); err != nil {
 		return errNotAvailable("whisper: model %s: %v", w.Model, err)

@@ -25,6 +25,7 @@ func runCut(ctx context.Context, e env) error {
 	var out, format, normalize string
 	var denoise, rumble boolFlag
 	var doTranscribe bool
+	var model string
 	tcfg := transcribe.ConfigFromEnv()
 	fs := flag.NewFlagSet("cut", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -39,6 +40,7 @@ func runCut(ctx context.Context, e env) error {
 	fs.Var(&denoise, "denoise", "noise reduction, true or false (default: the preset's)")
 	fs.Var(&rumble, "rumble", "70 Hz high-pass filter, true or false (default: the preset's)")
 	fs.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
+	fs.StringVar(&model, "model", "", "whisper model for --transcribe, pulled with 'autocut models pull NAME' (default: the first one pulled)")
 	fs.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model file for --transcribe (env AUTOCUT_WHISPER_MODEL)")
 	fs.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli binary (env AUTOCUT_WHISPER_CLI)")
 	var tl timelineFlags
@@ -100,6 +102,11 @@ func runCut(ctx context.Context, e env) error {
 	}
 	var fillers []plan.Cut
 	if doTranscribe {
+		if model != "" {
+			if tcfg.WhisperModel, err = modelPath(model); err != nil {
+				return err
+			}
+		}
 		t, err := transcribe.New(tcfg)
 		if err != nil {
 			return err

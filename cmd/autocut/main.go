@@ -4,6 +4,7 @@
 //	autocut analyze    [flags] FILE       print loudness, levels and the cut plan as JSON
 //	autocut cut        [flags] -o OUT FILE render the cut file (and timelines)
 //	autocut transcribe [flags] FILE       print the transcript and fillers as JSON
+//	autocut models list|pull NAME|path NAME  the whisper models in the user cache
 package main
 
 import (
@@ -24,6 +25,7 @@ commands:
   analyze     print loudness, levels and the cut plan of FILE as JSON
   cut         render FILE without its silences (-o OUT), and timelines
   transcribe  print the transcript and filler words of FILE as JSON
+  models      list or pull the whisper models (autocut models pull base.en)
 
 Run 'autocut <command> -h' for a command's flags.
 `
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCut(ctx, e)
 	case "transcribe":
 		err = runTranscribe(ctx, e)
+	case "models":
+		err = runModels(ctx, e)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -14,7 +14,7 @@ import (
 // (words with times and confidences) and the filler words, as JSON.
 func runTranscribe(ctx context.Context, e env) error {
 	cfg := transcribe.ConfigFromEnv()
-	var lang, engine string
+	var lang, engine, model string
 	fs := flag.NewFlagSet("transcribe", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
@@ -22,7 +22,8 @@ func runTranscribe(ctx context.Context, e env) error {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&lang, "lang", "", "language code hint: en, fr (default: automatic where the engine can)")
-	fs.StringVar(&engine, "engine", "", "engine: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx)")
+	fs.StringVar(&engine, "engine", "", "engine: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx; whisper needs a pulled model and whisper-cli)")
+	fs.StringVar(&model, "model", "", "whisper model pulled with 'autocut models pull NAME' (e.g. base.en); default: the first one pulled")
 	fs.StringVar(&cfg.WhisperModel, "whisper-model", cfg.WhisperModel, "whisper.cpp model file (env AUTOCUT_WHISPER_MODEL)")
 	fs.StringVar(&cfg.WhisperCLI, "whisper-cli", cfg.WhisperCLI, "whisper-cli binary (env AUTOCUT_WHISPER_CLI)")
 	pos, err := parseInterspersed(fs, e.args)
@@ -37,6 +38,11 @@ func runTranscribe(ctx context.Context, e env) error {
 	}
 	if engine != "" {
 		cfg.Order = []string{engine}
+	}
+	if model != "" {
+		if cfg.WhisperModel, err = modelPath(model); err != nil {
+			return err
+		}
 	}
 	t, err := transcribe.New(cfg)
 	if err != nil {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+// runModels implements `autocut models list|pull NAME|path NAME`: the
+// whisper.cpp models autocut can download into the user cache directory.
+func runModels(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: autocut models list | pull NAME | path NAME\n\n"+
+			"pull downloads a whisper.cpp model (ggml) into the user cache directory, checks its\n"+
+			"published checksum and resumes an interrupted download; transcribe and cut then use it\n"+
+			"(or --model NAME) with whisper-cli.\n")
+	}
+	pos, err := parseInterspersed(fs, e.args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	st := &transcribe.ModelStore{}
+	switch {
+	case len(pos) == 1 && pos[0] == "list":
+		for _, m := range transcribe.Models() {
+			where := "not pulled"
+			if p, ok := st.Installed(m.Name); ok {
+				where = p
+			}
+			fmt.Fprintf(e.stdout, "%-14s %-8s %s\n", m.Name, m.Size, where)
+		}
+		return nil
+	case len(pos) == 2 && pos[0] == "path":
+		if _, err := st.Lookup(pos[1]); err != nil {
+			return usageError{err.Error()}
+		}
+		p, ok := st.Installed(pos[1])
+		if !ok {
+			return fmt.Errorf("model %s is not pulled (autocut models pull %s)", pos[1], pos[1])
+		}
+		fmt.Fprintln(e.stdout, p)
+		return nil
+	case len(pos) == 2 && pos[0] == "pull":
+		if _, err := st.Lookup(pos[1]); err != nil {
+			return usageError{err.Error()}
+		}
+		bar := newProgressBar(e.stderr)
+		bar.stage("download")
+		st.Progress = func(done, total int64) {
+			if total > 0 {
+				bar.update(float64(done) / float64(total))
+			}
+		}
+		p, err := st.Pull(ctx, pos[1])
+		bar.done()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, p)
+		return nil
+	}
+	return usageError{"need list, pull NAME or path NAME (autocut models -h)"}
+}
+
+// modelPath resolves --model NAME to the pulled model's file.
+func modelPath(name string) (string, error) {
+	st := &transcribe.ModelStore{}
+	if _, err := st.Lookup(name); err != nil {
+		return "", usageError{err.Error()}
+	}
+	p, ok := st.Installed(name)
+	if !ok {
+		return "", fmt.Errorf("%w: model %s is not pulled (autocut models pull %s)", transcribe.ErrUnavailable, name, name)
+	}
+	return p, nil
+}

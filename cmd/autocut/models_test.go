@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestModelsCommand runs `autocut models` against a user cache directory of
+// the test's own (no download: the download itself is tested in transcribe
+// against a local server).
+func TestModelsCommand(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	model := filepath.Join(cache, "autocut", "models", "ggml-base.en.bin")
+	tests := []struct {
+		name   string
+		args   []string
+		pulled bool
+		code   int
+		out    string
+	}{
+		{"list, nothing pulled", []string{"models", "list"}, false, 0, "base.en        142 MiB  not pulled"},
+		{"path of a model not pulled", []string{"models", "path", "base.en"}, false, 1, "is not pulled (autocut models pull base.en)"},
+		{"unknown model", []string{"models", "pull", "huge"}, false, 2, `unknown model "huge"`},
+		{"no verb", []string{"models"}, false, 2, "need list, pull NAME or path NAME"},
+		{"list, pulled", []string{"models", "list"}, true, 0, "base.en        142 MiB  " + model},
+		{"path, pulled", []string{"models", "path", "base.en"}, true, 0, model},
+		{"--model not pulled", []string{"transcribe", "--model", "small", "x.wav"}, true, 1, "model small is not pulled"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			os.RemoveAll(filepath.Dir(model))
+			if tc.pulled {
+				os.MkdirAll(filepath.Dir(model), 0o755)
+				os.WriteFile(model, []byte("model"), 0o644)
+			}
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tc.args, &out, &errb)
+			if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.out) {
+				t.Errorf("exit %d (want %d), output %q %q, want %q", code, tc.code, out.String(), errb.String(), tc.out)
+			}
+		})
+	}
+}
