@@ -160,12 +160,13 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 
 // frameScratch holds the buffers of measure, reused frame after frame.
 type frameScratch struct {
+	sq      []float64
 	tapered []float64
 	hann    []float64
 }
 
 func newFrameScratch(win int) *frameScratch {
-	fs := &frameScratch{tapered: make([]float64, win), hann: make([]float64, win)}
+	fs := &frameScratch{sq: make([]float64, win+1), tapered: make([]float64, win), hann: make([]float64, win)}
 	for i := range fs.hann {
 		fs.hann[i] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(win))
 	}
@@ -183,13 +184,20 @@ func (fs *frameScratch) measure(x []float64, rate int) (db, pitch float64, bands
 	// normalised autocorrelation over the pitch range
 	minLag, maxLag := rate/400, rate/70
 	best, bestLag := 0.0, 0
-	for lag := minLag; lag <= maxLag && lag < len(x)/2; lag++ {
-		var num, e1, e2 float64
-		for i := 0; i+lag < len(x); i++ {
-			num += x[i] * x[i+lag]
-			e1 += x[i] * x[i]
-			e2 += x[i+lag] * x[i+lag]
+	// sq[i] is the energy of x[:i]: the two energies of each lag come from it.
+	sq := fs.sq
+	sq[0] = 0
+	for i, v := range x {
+		sq[i+1] = sq[i] + v*v
+	}
+	n := len(x)
+	for lag := minLag; lag <= maxLag && lag < n/2; lag++ {
+		var num float64
+		y := x[lag:]
+		for i, v := range y {
+			num += x[i] * v
 		}
+		e1, e2 := sq[n-lag], sq[n]-sq[lag]
 		if e1 > 0 && e2 > 0 {
 			if r := num / math.Sqrt(e1*e2); r > best {
 				best, bestLag = r, lag
