@@ -166,6 +166,9 @@ func (s *ModelStore) Pull(ctx context.Context, name string) (string, error) {
 	if err := s.fetch(ctx, m, f, h, have); err != nil {
 		return "", err
 	}
+	if err := ctx.Err(); err != nil {
+		return "", err // cancelled after the last bytes arrived: keep the .part for a resume
+	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != m.SHA1 {
 		f.Close()
 		os.Remove(part)
