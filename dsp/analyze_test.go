@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -18,25 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// sharedDir finds the shared/ directory that sits beside the checkout by
-// walking up from the test's working directory.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if fi, err := os.Stat(filepath.Join(dir, "shared", "data")); err == nil && fi.IsDir() {
-			return filepath.Join(dir, "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/ not found beside the checkout (expected ../shared from the repository root)")
-		}
-		dir = parent
-	}
-}
+// recordings is the folder of real recordings the tests measure (see its
+// ATTRIBUTION.txt), relative to this package's directory.
+const recordings = "../testdata/recordings"
 
 // libebur128 holds what loudgain (libebur128) measures for a file.
 type libebur128 struct {
@@ -75,7 +58,7 @@ func loudgainMeasure(t *testing.T, files []string) map[string]libebur128 {
 }
 
 func TestRealRecordingsAgainstLibebur128(t *testing.T) {
-	data := filepath.Join(sharedDir(t), "data")
+	data := recordings
 	var files []string
 	for _, pat := range []string{"*.wav", "*.flac", "*.ogg"} {
 		m, _ := filepath.Glob(filepath.Join(data, pat))

@@ -201,11 +201,14 @@ func TestSilenceIsMinusInf(t *testing.T) {
 	}
 }
 
-// TestLoudnessRangeDynamic measures a signal where LRA methods differ:
-// 10 minutes of pink noise under a slowly varying gain (see
-// shared/design/ebu-test-signals.md). With 3 s windows every 100 ms it
-// measures LRA 15.58 LU and I -27.32 LUFS; ffmpeg's ebur128 filter on the
-// same signal prints its own figures, parsed and compared too.
+// TestLoudnessRangeDynamic measures a signal on which LRA methods differ:
+// 10 minutes of pink noise whose gain drifts slowly over a 24 dB span
+// (two sines of 47 s and 13 s period multiplied). Step signals give every
+// method the same LRA; this one separates them by the window hop. With
+// 3 s windows every 100 ms, as EBU Tech 3342 asks, it measures LRA
+// 15.58 LU and I -27.32 LUFS (libebur128's coarser 1 s hop reads a few
+// tenths of an LU lower); ffmpeg's ebur128 filter on the same signal prints its own
+// figures, parsed and compared too.
 func TestLoudnessRangeDynamic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10 minutes of audio from ffmpeg")

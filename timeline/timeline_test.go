@@ -447,28 +447,53 @@ func checkCSV(t *testing.T, b []byte, e *edit) []Segment {
 	return out
 }
 
-// TestReferenceFrames reproduces the frame numbers of shared/timeline's reference documents.
+// TestReferenceFrames reproduces the frame numbers of the hand-checked
+// reference timelines in testdata/reference (their CSV columns
+// src_in_frame and src_out_frame; record frames run on from 0).
 func TestReferenceFrames(t *testing.T) {
-	got := FrameList([]dsp.Range{{Start: 1.5, End: 4.2}, {Start: 10.0, End: 12.5}, {Start: 30.03, End: 33.0}}, ntsc30, 3600*1001.0/30000)
-	want := []Segment{{45, 126, 0, 81}, {300, 375, 81, 156}, {900, 989, 156, 245}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("va_3seg (-want +got):\n%s", diff)
-	}
-	got = FrameList([]dsp.Range{{Start: 2.0, End: 65.5}, {Start: 70.25, End: 130.0}}, dsp.Rational{Num: 30, Den: 1}, 600)
-	want = []Segment{{60, 1965, 0, 1905}, {2108, 3900, 1905, 3697}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("audio_2seg (-want +got):\n%s", diff)
+	for _, c := range []struct {
+		file string
+		keep []dsp.Range
+		rate dsp.Rational
+		dur  float64
+	}{
+		{"va_3seg.csv", []dsp.Range{{Start: 1.5, End: 4.2}, {Start: 10.0, End: 12.5}, {Start: 30.03, End: 33.0}}, ntsc30, 3600 * 1001.0 / 30000},
+		{"audio_2seg.csv", []dsp.Range{{Start: 2.0, End: 65.5}, {Start: 70.25, End: 130.0}}, dsp.Rational{Num: 30, Den: 1}, 600},
+	} {
+		f, err := os.Open(filepath.Join("testdata", "reference", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil || len(rows) < 2 {
+			t.Fatalf("%s: %d rows, %v", c.file, len(rows), err)
+		}
+		var want []Segment
+		var rec int64
+		for _, r := range rows[1:] {
+			in, err1 := strconv.ParseInt(r[7], 10, 64)
+			out, err2 := strconv.ParseInt(r[8], 10, 64)
+			if err1 != nil || err2 != nil || r[9] != fmt.Sprintf("%d/%d", c.rate.Num, c.rate.Den) {
+				t.Fatalf("%s: row %q", c.file, r)
+			}
+			want = append(want, Segment{SrcIn: in, SrcOut: out, RecIn: rec, RecOut: rec + out - in})
+			rec += out - in
+		}
+		if diff := cmp.Diff(want, FrameList(c.keep, c.rate, c.dur)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.file, diff)
+		}
 	}
 	// Touching after snapping merges; empty drops; clamps to the last whole frame.
-	got = FrameList([]dsp.Range{{Start: 0, End: 1.001}, {Start: 1.01, End: 2}, {Start: 3, End: 3.01}, {Start: 9.9, End: 20}}, dsp.Rational{Num: 25, Den: 1}, 10.03)
-	want = []Segment{{0, 50, 0, 50}, {248, 250, 50, 52}}
+	got := FrameList([]dsp.Range{{Start: 0, End: 1.001}, {Start: 1.01, End: 2}, {Start: 3, End: 3.01}, {Start: 9.9, End: 20}}, dsp.Rational{Num: 25, Den: 1}, 10.03)
+	want := []Segment{{0, 50, 0, 50}, {248, 250, 50, 52}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merge/drop/clamp (-want +got):\n%s", diff)
 	}
 }
 
 func TestFCPXMLValidatesAgainstDTDs(t *testing.T) {
-	dtdDir := sharedDir(t, "timeline", "dtd")
+	dtdDir := filepath.Join("testdata", "dtd")
 	for _, c := range cases() {
 		for _, v := range FCPXMLVersions {
 			o := c.o
@@ -485,20 +510,6 @@ func TestFCPXMLValidatesAgainstDTDs(t *testing.T) {
 			}
 		}
 	}
-}
-
-// sharedDir finds ../shared beside the checkout.
-func sharedDir(t *testing.T, parts ...string) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for d := dir; d != "/"; d = filepath.Dir(d) {
-		p := filepath.Join(append([]string{d, "..", "shared"}, parts...)...)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("shared/%s not found beside the checkout", filepath.Join(parts...))
-	return ""
 }
 
 // TestThreeHoursFrameExact: at 1001-based rates the record end is the sum of
