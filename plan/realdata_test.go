@@ -37,7 +37,7 @@ func quietRuns(a *dsp.Analysis, level, minSec float64) []Range {
 
 func overlap(a0, a1, b0, b1 float64) float64 { return max(0, min(a1, b1)-max(a0, b0)) }
 
-// TestRealRecordings plans the shared real recordings with the default
+// TestRealRecordings plans the real recordings in testdata/recordings with the default
 // preset: music is not chopped (under 5 % cut), noise gives
 // ErrNothingToKeep, speech keeps every word: no cut holds a frame within
 // 20 dB of the speech level, the cut total is no more than the pauses the
@@ -45,7 +45,7 @@ func overlap(a0, a1, b0, b1 float64) float64 { return max(0, min(a1, b1)-max(a0,
 // minimum silence), and for the file with word times no cut overlaps a
 // word by more than 30 ms.
 func TestRealRecordings(t *testing.T) {
-	data := filepath.Join(sharedDir(t), "data")
+	data := filepath.Join("..", "testdata", "recordings")
 	files, err := filepath.Glob(filepath.Join(data, "*"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,56 +2,37 @@ package transcode
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/corpus"
 	"github.com/autocut-dev/autocut/plan"
 )
 
-// corpusTruth is the part of a make-corpus.py truth file these tests read.
-type corpusTruth struct {
-	Name  string `json:"name"`
-	Noise *struct {
-		Kind  string  `json:"kind"`
-		Level float64 `json:"levelDbfs"`
-	} `json:"noise"`
-	Gaps  [][2]float64      `json:"gaps"`
-	Files map[string]string `json:"files"`
-}
-
-// pinkCorpus generates the shared corpus for seed 2 (its first two cases
-// carry pink noise at -55 dBFS) and returns those cases' WAV files and truth.
-func pinkCorpus(t *testing.T) ([]string, []corpusTruth) {
+// pinkCorpus returns two synthetic speech cases (internal/corpus, drawn
+// from seed 2) laid over pink noise at -58 dBFS RMS, as WAV, with their
+// truth.
+func pinkCorpus(t *testing.T) ([]string, []corpus.Truth) {
 	t.Helper()
-	script := filepath.Join(filepath.Dir(sharedData(t, "ATTRIBUTION.txt")), "..", "corpus", "make-corpus.py")
-	dir := t.TempDir()
-	if b, err := exec.Command("python3", script, dir, "--seed", "2", "--cases", "2", "--formats", "wav").CombinedOutput(); err != nil {
-		t.Fatalf("make-corpus: %v: %s", err, b)
+	cases := corpus.Cases(2, 2)
+	for i := range cases {
+		cases[i].Noise = &corpus.Noise{Kind: "pink", LevelDbfs: -58}
+	}
+	truths, err := corpus.GenerateCases(context.Background(), "", cases, corpus.WAV)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var files []string
-	var truths []corpusTruth
-	for _, n := range []string{"case002-00", "case002-01"} {
-		var tr corpusTruth
-		b, err := os.ReadFile(filepath.Join(dir, n+".truth.json"))
-		if err != nil || json.Unmarshal(b, &tr) != nil {
-			t.Fatalf("truth %s: %v", n, err)
-		}
-		if tr.Noise == nil || tr.Noise.Kind != "pinknoise" || tr.Noise.Level != -55 {
-			t.Fatalf("%s: noise %+v, want pink noise at -55 dBFS (the corpus generator changed?)", n, tr.Noise)
-		}
-		files = append(files, filepath.Join(dir, tr.Files["wav"]))
-		truths = append(truths, tr)
+	for _, tr := range truths {
+		files = append(files, tr.File(corpus.WAV))
 	}
 	return files, truths
 }
 
-// TestCorpusDenoiseAndNormalize: on the corpus cases with pink noise at -55
-// dBFS, denoise lowers the noise in pauses by >= 10 dB while speech loudness
+// TestCorpusDenoiseAndNormalize: on two corpus cases with pink noise at
+// -58 dBFS RMS, denoise lowers the noise in pauses by >= 10 dB while speech loudness
 // moves < 1 LU, and the normalized renders (wav, mp3, m4a) measure within
 // 0.5 LU of the target with true peak <= -1 dBTP by ffmpeg's ebur128.
 func TestCorpusDenoiseAndNormalize(t *testing.T) {
@@ -72,10 +53,10 @@ func TestCorpusDenoiseAndNormalize(t *testing.T) {
 		x1, _ := readAll(t, out)
 		var before, after, n float64
 		for _, g := range tr.Gaps {
-			if g[1]-g[0] < 0.3 {
+			if g.Len() < 0.3 {
 				continue
 			}
-			s, e := g[0]+0.05, g[1]-0.05 // inside the gap
+			s, e := g.Start+0.05, g.End-0.05 // inside the gap
 			w := e - s
 			before += math.Pow(10, rmsDb(x0, f, s, e)/10) * w
 			after += math.Pow(10, rmsDb(x1, f, s, e)/10) * w

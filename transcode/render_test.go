@@ -170,24 +170,15 @@ func ebur128(t testing.TB, path string) (float64, float64) {
 	return i, p
 }
 
-func sharedData(t testing.TB, name string) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for d := dir; d != "/"; d = filepath.Dir(d) {
-		p := filepath.Join(d, "..", "shared", "data", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("shared/data/%s not found beside the checkout", name)
-	return ""
-}
+// recording returns the path of one of the real recordings in the
+// repository's testdata (see its ATTRIBUTION.txt).
+func recording(name string) string { return filepath.Join("..", "testdata", "recordings", name) }
 
 func TestNormalizeMeetsTargetMeasuredByFFmpeg(t *testing.T) {
 	inputs := []string{
-		sharedData(t, "en_asterisk_allison_demo-instruct_73s.wav"),
-		sharedData(t, "fr_picovoice_leopard_test_fr.wav"),
-		sharedData(t, "music_loop_garzul_cc0.flac"),
+		recording("en_asterisk_allison_demo-instruct_73s.wav"),
+		recording("fr_picovoice_leopard_test_fr.wav"),
+		recording("music_loop_garzul_cc0.flac"),
 		// a hot input whose peaks the limiter must catch
 		gen(t, "hot.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=3:amplitude=0.9:d=20", "-ar", "44100", "-ac", "2"),
 	}
