@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # command -> Debian package
 need=(
   "ffmpeg:ffmpeg" "ffprobe:ffmpeg" "sox:sox" "xmllint:libxml2-utils" "loudgain:loudgain"
-  "espeak-ng:espeak-ng" "flite:flite" "pocketsphinx_continuous:pocketsphinx" "python3:python3" "chromium:chromium"
+  "espeak-ng:espeak-ng" "flite:flite" "pocketsphinx_continuous:pocketsphinx" "chromium:chromium"
 )
 missing=()
 for pair in "${need[@]}"; do
