@@ -134,7 +134,7 @@ func TestRealRecordings(t *testing.T) {
 		}
 	}
 	if seen["music"] == 0 || seen["noise"] == 0 || seen["en"]+seen["fr"] == 0 {
-		t.Fatalf("shared data incomplete: %v", seen)
+		t.Fatalf("testdata/recordings incomplete: %v", seen)
 	}
 	sort.Strings(lines)
 	t.Logf("default preset %q on %s:\n%s", pr.Name, data, strings.Join(lines, "\n"))
