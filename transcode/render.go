@@ -2,7 +2,9 @@
 // plan's ranges with de-click fades, filters (rumble, denoise), normalises
 // loudness with two passes of our own (measure, then gain + true-peak
 // limiter) and encodes: WAV in Go, mp3/m4a/mp4 through one ffmpeg process
-// fed by a pipe. Nothing is written to temporary full-length files.
+// fed by a pipe. Nothing is written to temporary full-length files but the
+// output itself, which Render writes under a temporary name and renames into
+// place when complete; RenderTo streams it to an io.Writer.
 package transcode
 
 import (
@@ -12,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,6 +64,15 @@ type Result struct {
 	GainDb float64
 }
 
+// Formats returns the export formats: mp3 (VBR V2), mp3_320, wav (16-bit,
+// 24-bit for deeper inputs), m4a (AAC 192 kbit/s), mp4 and mp4_hq (H.264 and
+// AAC; video inputs only).
+func Formats() []string { return []string{"mp3", "mp3_320", "wav", "m4a", "mp4", "mp4_hq"} }
+
+// Ext returns the file extension of an export format (".mp3" for mp3_320),
+// or "" for an unknown format.
+func Ext(format string) string { return formats[format].ext }
+
 // ContainerOf returns the container of an export format ("mp3" for mp3_320).
 func ContainerOf(format string) string { return formats[format].container }
 
@@ -76,7 +88,7 @@ func OutputName(inputName, format string) string {
 // Validate checks options against the input (mp4 only for video).
 func (o Options) Validate(info dsp.Info) error {
 	if _, ok := formats[o.Format]; !ok {
-		return fmt.Errorf("%w: export.format %q: allowed mp3, mp3_320, wav, m4a, mp4, mp4_hq", plan.ErrInvalidParams, o.Format)
+		return fmt.Errorf("%w: export.format %q: allowed %s", plan.ErrInvalidParams, o.Format, strings.Join(Formats(), ", "))
 	}
 	if n := o.Normalize; n != "" && n != "none" && targets[n] == 0 {
 		return fmt.Errorf("%w: export.normalize %q: allowed none, podcast, youtube", plan.ErrInvalidParams, n)
@@ -87,10 +99,18 @@ func (o Options) Validate(info dsp.Info) error {
 	return nil
 }
 
-// Render writes the cut file for plan p of the input at inputPath to out.
-// a is the input's analysis (for its duration, loudness blocks and noise).
-// Progress reports the fraction of the output written. On error or
-// cancellation the partial output is removed.
+// Render writes the cut file for plan p of the input at inputPath to the
+// file out. a is the input's analysis (for its duration, loudness blocks and
+// noise). Progress reports the fraction of the output written.
+//
+// The file is written under a temporary name in out's directory and renamed
+// to out only when complete (after an fsync), so out never holds a partial
+// file: on error or cancellation the temporary file is removed and an
+// existing out is left as it was; when complete, an existing out is
+// replaced. Unlike RenderTo, the encoder may seek in its output: MP3 carries
+// its Xing/LAME tag (exact gapless length, VBR seek table) and M4A/MP4 keep
+// their index at the front (faststart). Result.Duration is measured on the
+// written file.
 func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan, o Options, out string, progress dsp.Progress) (res *Result, err error) {
 	if err := o.Validate(a.Input); err != nil {
 		return nil, err
@@ -98,11 +118,96 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	if len(p.Keep) == 0 {
 		return nil, plan.ErrNothingToKeep
 	}
+	tmp, err := createTemp(filepath.Dir(out), "."+filepath.Base(out)+".")
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
 	defer func() {
 		if err != nil {
-			os.Remove(out)
+			tmp.Close()
+			os.Remove(tmp.Name())
 		}
 	}()
+	dst := output{path: tmp.Name()}
+	if ContainerOf(o.Format) == "wav" {
+		dst = output{w: tmp}
+	}
+	res, err = render(ctx, inputPath, a, p, o, dst, progress)
+	if err != nil {
+		return nil, err
+	}
+	// ffmpeg wrote the file by its name; the handle still points at it.
+	if err := tmp.Sync(); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	st, err := tmp.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	res.Name, res.Size = filepath.Base(out), st.Size()
+	if res.Format != "wav" {
+		if res.Duration, err = probeDuration(ctx, o, tmp.Name()); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	return res, nil
+}
+
+// RenderTo writes the cut file for plan p of the input at inputPath to w,
+// front to back, never seeking: w may be a pipe, a socket, an HTTP response
+// or a bytes.Buffer. a is the input's analysis. Progress reports the fraction
+// of the output written. On error, what was written to w is incomplete.
+//
+// Every format streams, with a layout that needs no seeking:
+//   - wav: the header is written first with the exact sizes, computed from
+//     the plan (the kept sample count is known before the first sample is
+//     decoded), RF64 past 4 GB. Should the decoder deliver fewer samples than
+//     the analysis counted (the input changed since), the data is padded
+//     with silence up to the declared length, so the file stays valid.
+//   - mp3, mp3_320: no Xing/LAME tag (it is written last, at the front).
+//     mp3 is therefore encoded at a constant 192 kbit/s rather than VBR V2,
+//     so players that estimate the duration from the bitrate get it right;
+//     the decoded stream keeps the encoder's delay and padding (about 50 ms).
+//   - m4a, mp4, mp4_hq: fragmented MP4 (an empty index first, then
+//     self-contained fragments), which browsers, ffmpeg and current players
+//     read; some old tools want the faststart layout that Render writes.
+//
+// Result.Size is the number of bytes written and Result.Duration the kept
+// audio's length (frames / rate); Result.Name is empty.
+func RenderTo(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan, o Options, w io.Writer, progress dsp.Progress) (*Result, error) {
+	if err := o.Validate(a.Input); err != nil {
+		return nil, err
+	}
+	if len(p.Keep) == 0 {
+		return nil, plan.ErrNothingToKeep
+	}
+	cw := &countingWriter{w: w}
+	res, err := render(ctx, inputPath, a, p, o, output{w: cw, stream: true}, progress)
+	if err != nil {
+		return nil, err
+	}
+	res.Size = cw.n
+	return res, nil
+}
+
+// output is where render sends the encoded file: to w, or, for the ffmpeg
+// formats, to the file at path, which ffmpeg opens itself (and may seek in).
+// stream asks the ffmpeg formats for their non-seeking layouts.
+type output struct {
+	w      io.Writer
+	path   string
+	stream bool
+}
+
+// render runs the passes and the encoder; Result.Duration is the kept
+// audio's length, Size and Name are left to the caller.
+func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan, o Options, dst output, progress dsp.Progress) (res *Result, err error) {
 	rate := a.Input.SampleRate
 	keep := p.Keep
 	var segs []timeline.Segment
@@ -120,7 +225,15 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	}
 	spans := spansOf(keep, rate)
 	totalOut := framesOf(spans)
-	res = &Result{Format: ContainerOf(o.Format), Name: filepath.Base(out), LoudnessIn: math.Inf(-1)}
+	if totalOut == 0 {
+		return nil, plan.ErrNothingToKeep
+	}
+	res = &Result{Format: ContainerOf(o.Format), LoudnessIn: math.Inf(-1)}
+	if res.Format != "wav" {
+		if err := o.lookFFmpeg(); err != nil {
+			return nil, err
+		}
+	}
 
 	// Pass 1: loudness of the chain's output.
 	gain := 1.0
@@ -171,31 +284,69 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	if normalize {
 		src = newLimiter(&gainSource{src: src, gain: float32(gain)}, ceiling, 0.005)
 	}
-	src = &countSource{src: src, total: totalOut, progress: progress}
+	count := &countSource{src: src, total: totalOut, progress: progress}
+	src = count
 
 	if res.Format == "wav" {
 		bits := 16
 		if a.Input.BitsPerSample > 16 {
 			bits = 24
 		}
-		err = writeWAV(ctx, src, out, bits)
+		err = writeWAV(ctx, src, dst.w, bits, totalOut)
 	} else {
-		err = encodeFFmpeg(ctx, src, inputPath, a.Input, segs, o, out)
+		err = encodeFFmpeg(ctx, src, inputPath, a.Input, segs, o, dst)
 	}
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(out)
-	if err != nil {
-		return nil, err
+	if short := totalOut - count.frames; short > int64(rate/10) {
+		// The WAV writer padded it with silence; the encoders made it shorter.
+		return nil, fmt.Errorf("render: the input ended %.2f s before its analysis said: has %s changed since?",
+			float64(short)/float64(rate), filepath.Base(inputPath))
 	}
-	res.Size = st.Size()
-	if res.Format == "wav" {
-		res.Duration = float64(totalOut) / float64(rate)
-	} else if res.Duration, err = probeDuration(ctx, o, out); err != nil {
-		return nil, err
-	}
+	res.Duration = float64(totalOut) / float64(rate)
 	return res, nil
+}
+
+// lookFFmpeg reports ErrFFmpegMissing when the ffmpeg binary is not found.
+func (o Options) lookFFmpeg() error {
+	if _, err := exec.LookPath(o.ffmpeg()); err != nil {
+		return fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
+	}
+	return nil
+}
+
+func (o Options) ffmpeg() string {
+	if o.FFmpeg == "" {
+		return "ffmpeg"
+	}
+	return o.FFmpeg
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// createTemp creates a new file in dir named prefix + random digits + ".tmp",
+// with the permissions os.Create gives (0666 less the umask), which
+// os.CreateTemp does not (0600): the file is renamed into place as it is.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if os.IsExist(err) && i < 100 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // buildChain opens the input and stacks the stages before gain: keep
@@ -269,41 +420,43 @@ func pump(ctx context.Context, src dsp.Source, sink func([]float32) error) error
 	}
 }
 
-func writeWAV(ctx context.Context, src dsp.Source, out string, bits int) error {
-	f, err := os.Create(out)
+// writeWAV streams src to w as a WAV file of exactly frames frames.
+func writeWAV(ctx context.Context, src dsp.Source, w io.Writer, bits int, frames int64) error {
+	ww, err := newWAVWriter(w, src.Format(), bits, frames)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	w, err := newWAVWriter(f, src.Format(), bits)
-	if err != nil {
+	if err := pump(ctx, src, ww.write); err != nil {
 		return err
 	}
-	if err := pump(ctx, src, w.write); err != nil {
-		return err
-	}
-	if err := w.finish(); err != nil {
-		return err
-	}
-	return f.Close()
+	return ww.finish()
 }
 
 // encodeFFmpeg feeds f32le from src to one ffmpeg process that encodes the
 // audio (and, for mp4, cuts the input's video at segs and muxes both).
-func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info dsp.Info, segs []timeline.Segment, o Options, out string) error {
-	bin := o.FFmpeg
-	if bin == "" {
-		bin = "ffmpeg"
+//
+// To a file (dst.path), the output has the seekable layouts; to a writer
+// (dst.w), the streaming ones (see RenderTo).
+func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info dsp.Info, segs []timeline.Segment, o Options, dst output) error {
+	if err := o.lookFFmpeg(); err != nil {
+		return err
 	}
-	if _, err := exec.LookPath(bin); err != nil {
-		return fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
-	}
+	bin := o.ffmpeg()
 	f := src.Format()
+	mp4Flags := []string{"-movflags", "+faststart"}
+	if dst.stream {
+		// An empty index first, then fragments of about a second each.
+		mp4Flags = []string{"-movflags", "+empty_moov+default_base_moof", "-frag_duration", "1000000"}
+	}
 	args := []string{"-nostdin", "-v", "error", "-y"}
 	pcm := []string{"-f", "f32le", "-ar", strconv.Itoa(f.SampleRate), "-ac", strconv.Itoa(f.Channels), "-i", "pipe:0"}
 	switch o.Format {
 	case "mp3":
-		args = append(append(args, pcm...), "-c:a", "libmp3lame", "-q:a", "2", "-f", "mp3")
+		q := []string{"-q:a", "2"} // VBR V2
+		if dst.stream {
+			q = []string{"-b:a", "192k"} // CBR: no Xing tag to tell players a VBR length
+		}
+		args = append(append(append(args, pcm...), "-c:a", "libmp3lame"), append(q, "-f", "mp3")...)
 	case "mp3_320":
 		args = append(append(args, pcm...), "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3")
 		if f.SampleRate < 32000 {
@@ -311,7 +464,8 @@ func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info ds
 			args = append(args, "-ar", mpeg1Rate(f.SampleRate))
 		}
 	case "m4a":
-		args = append(append(args, pcm...), "-c:a", "aac", "-b:a", "192k", "-movflags", "+faststart", "-f", "ipod")
+		args = append(append(args, pcm...), "-c:a", "aac", "-b:a", "192k")
+		args = append(append(args, mp4Flags...), "-f", "ipod")
 	case "mp4", "mp4_hq":
 		sel := make([]string, len(segs))
 		for i, s := range segs {
@@ -326,10 +480,16 @@ func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info ds
 		args = append(args, pcm...)
 		args = append(args, "-filter_complex", "[0:v:0]"+vf+"[v]", "-map", "[v]", "-map", "1:a",
 			"-r", info.FrameRate.String(), "-c:v", "libx264", "-crf", crf, "-preset", preset, "-pix_fmt", "yuv420p",
-			"-c:a", "aac", "-b:a", abr, "-movflags", "+faststart", "-f", "mp4")
+			"-c:a", "aac", "-b:a", abr)
+		args = append(append(args, mp4Flags...), "-f", "mp4")
 	}
-	args = append(args, out)
 	cmd := exec.CommandContext(ctx, bin, args...)
+	if dst.path != "" {
+		cmd.Args = append(cmd.Args, dst.path)
+	} else {
+		cmd.Args = append(cmd.Args, "pipe:1")
+		cmd.Stdout = dst.w
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 16 << 10}
 	stdin, err := cmd.StdinPipe()

@@ -6,39 +6,93 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/autocut-dev/autocut/dsp"
 )
 
-// wavWriter streams PCM to a WAV file and writes the sizes into the header
-// when closed. It reserves a JUNK chunk the size of an RF64 ds64 chunk, so an
-// output past 4 GB becomes RF64 in place. (go-audio/wav's encoder wants
-// integer buffers and a seekable writer too; our own writer converts from
-// float32 on the fly with no per-call allocation.)
+// wavWriter streams PCM to a WAV file whose length is known in advance: the
+// header, with its exact sizes, goes first, so the writer never seeks and the
+// output may be a pipe. A file past 4 GB is RF64 (with its ds64 chunk); a
+// smaller one reserves the same bytes as a JUNK chunk, as EBU Tech 3306
+// advises. (go-audio/wav's encoder wants integer buffers and a seekable
+// writer; ours converts from float32 on the fly with no per-call
+// allocation.)
 type wavWriter struct {
-	f      *os.File
 	w      *bufio.Writer
 	ch     int
-	rate   int
 	bits   int
-	frames int64
+	frames int64 // frames written
+	total  int64 // frames declared in the header
 	buf    []byte
 	rng    uint32 // dither noise state
 }
 
-const wavHeaderLen = 12 + 36 + 24 + 8 // RIFF/WAVE + JUNK(28 bytes, room for ds64) + fmt(16) + data header
+const wavHeaderLen = 12 + 36 + 24 + 8 // RIFF/WAVE + JUNK or ds64 (28 bytes) + fmt(16) + data header
 
-func newWAVWriter(f *os.File, format dsp.Format, bits int) (*wavWriter, error) {
-	w := &wavWriter{f: f, w: bufio.NewWriterSize(f, 1<<16), ch: format.Channels, rate: format.SampleRate, bits: bits, rng: 22222}
-	if _, err := w.w.Write(make([]byte, wavHeaderLen)); err != nil {
+func newWAVWriter(w io.Writer, format dsp.Format, bits int, frames int64) (*wavWriter, error) {
+	h, err := wavHeader(format, bits, frames)
+	if err != nil {
 		return nil, err
 	}
-	return w, nil
+	ww := &wavWriter{w: bufio.NewWriterSize(w, 1<<16), ch: format.Channels, bits: bits, total: frames, rng: 22222}
+	if _, err := ww.w.Write(h); err != nil {
+		return nil, err
+	}
+	return ww, nil
+}
+
+// wavHeader returns the header of a PCM WAV file of frames frames.
+func wavHeader(format dsp.Format, bits int, frames int64) ([]byte, error) {
+	align := format.Channels * bits / 8
+	data := uint64(frames) * uint64(align)
+	h := make([]byte, 0, wavHeaderLen)
+	le32 := func(v uint32) { h = binary.LittleEndian.AppendUint32(h, v) }
+	le16 := func(v uint16) { h = binary.LittleEndian.AppendUint16(h, v) }
+	le64 := func(v uint64) { h = binary.LittleEndian.AppendUint64(h, v) }
+	riff := uint64(wavHeaderLen-8) + data + data&1
+	rf64 := riff > math.MaxUint32
+	if rf64 {
+		h = append(h, "RF64"...)
+		le32(0xFFFFFFFF)
+		h = append(h, "WAVEds64"...)
+		le32(28)
+		le64(riff)
+		le64(data)
+		le64(uint64(frames))
+		le32(0)
+	} else {
+		h = append(h, "RIFF"...)
+		le32(uint32(riff))
+		h = append(h, "WAVEJUNK"...)
+		le32(28)
+		h = append(h, make([]byte, 28)...)
+	}
+	h = append(h, "fmt "...)
+	le32(16)
+	le16(1)
+	le16(uint16(format.Channels))
+	le32(uint32(format.SampleRate))
+	le32(uint32(format.SampleRate * align))
+	le16(uint16(align))
+	le16(uint16(bits))
+	h = append(h, "data"...)
+	if rf64 {
+		le32(0xFFFFFFFF)
+	} else {
+		le32(uint32(data))
+	}
+	if len(h) != wavHeaderLen {
+		return nil, fmt.Errorf("wav header is %d bytes, want %d", len(h), wavHeaderLen)
+	}
+	return h, nil
 }
 
 // write converts float32 samples to 16- or 24-bit PCM with TPDF dither.
+// Samples past the declared length are dropped.
 func (w *wavWriter) write(p []float32) error {
+	if room := (w.total - w.frames) * int64(w.ch); int64(len(p)) > room {
+		p = p[:room]
+	}
 	bps := w.bits / 8
 	if cap(w.buf) < len(p)*bps {
 		w.buf = make([]byte, len(p)*bps)
@@ -73,60 +127,22 @@ func (w *wavWriter) tpdf() float64 {
 	return next() - next()
 }
 
-// finish flushes the samples and writes the header.
+// finish pads the data with silence up to the declared length (and to an
+// even size) and flushes.
 func (w *wavWriter) finish() error {
-	if err := w.w.Flush(); err != nil {
-		return err
+	align := int64(w.ch * w.bits / 8)
+	pad := (w.total - w.frames) * align
+	if (w.total*align)&1 == 1 {
+		pad++
 	}
-	align := w.ch * w.bits / 8
-	data := uint64(w.frames) * uint64(align)
-	h := make([]byte, 0, wavHeaderLen)
-	le32 := func(v uint32) { h = binary.LittleEndian.AppendUint32(h, v) }
-	le16 := func(v uint16) { h = binary.LittleEndian.AppendUint16(h, v) }
-	le64 := func(v uint64) { h = binary.LittleEndian.AppendUint64(h, v) }
-	riff := uint64(wavHeaderLen-8) + data + data&1
-	rf64 := riff > math.MaxUint32
-	if rf64 {
-		h = append(h, "RF64"...)
-		le32(0xFFFFFFFF)
-		h = append(h, "WAVEds64"...)
-		le32(28)
-		le64(riff)
-		le64(data)
-		le64(uint64(w.frames))
-		le32(0)
-	} else {
-		h = append(h, "RIFF"...)
-		le32(uint32(riff))
-		h = append(h, "WAVEJUNK"...)
-		le32(28)
-		h = append(h, make([]byte, 28)...)
-	}
-	h = append(h, "fmt "...)
-	le32(16)
-	le16(1)
-	le16(uint16(w.ch))
-	le32(uint32(w.rate))
-	le32(uint32(w.rate * align))
-	le16(uint16(align))
-	le16(uint16(w.bits))
-	h = append(h, "data"...)
-	if rf64 {
-		le32(0xFFFFFFFF)
-	} else {
-		le32(uint32(data))
-	}
-	if data&1 == 1 {
-		if _, err := w.f.Seek(0, io.SeekEnd); err != nil {
+	zero := make([]byte, min(pad, 1<<16))
+	for pad > 0 {
+		n := min(pad, int64(len(zero)))
+		if _, err := w.w.Write(zero[:n]); err != nil {
 			return err
 		}
-		if _, err := w.f.Write([]byte{0}); err != nil {
-			return err
-		}
+		pad -= n
 	}
-	if len(h) != wavHeaderLen {
-		return fmt.Errorf("wav header is %d bytes, want %d", len(h), wavHeaderLen)
-	}
-	_, err := w.f.WriteAt(h, 0)
-	return err
+	w.frames = w.total
+	return w.w.Flush()
 }
