@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"strconv"
+	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
@@ -22,55 +23,60 @@ type analyzeOutput struct {
 	Timelines []string   `json:"timelines,omitempty"` // files written by --timelines
 }
 
-// analyzeFlags are the analyze subcommand's options.
+// analyzeFlags are the planning flags analyze and cut share.
 type analyzeFlags struct {
-	preset    string
-	decoder   string
-	threshold *float64
-	params    plan.Params
-	set       map[string]bool // which of the param flags were given
+	preset                             string
+	decoder                            string
+	threshold                          *float64
+	minSilence, keepSilence, minSpeech *float64
 }
 
 // runAnalyze implements `autocut analyze [flags] FILE`: one streaming
 // analysis pass, then the cut plan with the preset's params overridden by
-// the flags, printed as indented JSON. A plan with nothing to keep is
-// still printed (with planError) and exits non-zero.
+// the flags, printed as indented JSON on standard output (and, when
+// standard error is a terminal, a summary in words there). A plan with
+// nothing to keep is still printed (with planError) and exits non-zero.
 func runAnalyze(ctx context.Context, e env) error {
-	f := analyzeFlags{set: map[string]bool{}}
-	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: autocut analyze [flags] FILE\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	f.register(fs)
+	var f analyzeFlags
 	var tl timelineFlags
-	tl.register(fs)
-	pos, err := parseInterspersed(fs, e.args)
+	var ow overwriteFlags
+	c := newFlags("analyze", "autocut analyze [flags] FILE",
+		"Prints FILE's loudness, levels and cut plan as JSON. With --timelines, also writes edit timelines.")
+	f.register(c)
+	tl.register(c, "the current directory")
+	ow.register(c)
+	pos, err := c.parse(e.args, e.stdout)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 	if len(pos) != 1 {
-		return usageError{"need exactly one FILE (autocut analyze [flags] FILE)"}
+		return flagError{"need exactly one FILE (autocut analyze [flags] FILE)"}
+	}
+	in := pos[0]
+	if err := ow.check(); err != nil {
+		return err
 	}
 	params, err := f.resolve()
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if err := tl.check(); err != nil {
+	tlPaths, err := tl.check(in, ".")
+	if err != nil {
 		return err
+	}
+	for _, p := range tlPaths {
+		if err := checkPath(in, p, ow); err != nil {
+			return err
+		}
 	}
 	dec, err := decoderFor(f.decoder)
 	if err != nil {
 		return usageError{err.Error()}
 	}
 
-	a, err := dsp.AnalyzeWith(ctx, dec, pos[0], nil)
+	a, err := dsp.AnalyzeWith(ctx, dec, in, nil)
 	if err != nil {
-		return fmt.Errorf("analyse %s: %w", pos[0], err)
+		return fmt.Errorf("analyse %s: %w", in, err)
 	}
 	out := analyzeOutput{Analysis: a}
 	p, perr := plan.Make(a, params, nil)
@@ -81,11 +87,13 @@ func runAnalyze(ctx context.Context, e env) error {
 		out.PlanError = perr.Error()
 	} else {
 		if a.Input.Type == "video" && a.Input.FrameRate.Num == 0 {
-			if info, err := dsp.Probe(ctx, pos[0]); err == nil {
+			if info, err := dsp.Probe(ctx, in); err == nil {
 				a.Input.FrameRate, a.Input.StartTimecode = info.FrameRate, info.StartTimecode
 			}
 		}
-		files, err := tl.write(ctx, pos[0], p.Keep, a.Input)
+		st := newStager(e.cleanup, ow.yes)
+		defer st.close()
+		files, err := tl.write(st, ".", in, p.Keep, a.Input)
 		if err != nil {
 			return err
 		}
@@ -98,35 +106,81 @@ func runAnalyze(ctx context.Context, e env) error {
 	if _, err := e.stdout.Write(append(b, '\n')); err != nil {
 		return err
 	}
+	if e.stderrTTY {
+		printSummary(e.stderr, a, p, perr, f, out.Timelines)
+	}
 	return perr
 }
 
-// register adds the planning flags (--preset --threshold --min-silence
-// --keep-silence --min-speech --decoder) to fs; analyze and cut share them.
-func (f *analyzeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.decoder, "decoder", "auto", "decoder: auto, native or ffmpeg")
-	fs.StringVar(&f.preset, "preset", plan.DefaultPresetName, "preset: podcast, youtube, cours, interview, radical")
-	fs.Func("threshold", "silence threshold in dB, -70 to -10 (default: automatic, from the file)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return err
-		}
-		f.threshold = &v
-		return nil
-	})
-	param := func(name, usage string, dst *float64) {
-		fs.Func(name, usage+" (default: the preset's)", func(s string) error {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return err
-			}
-			*dst, f.set[name] = v, true
-			return nil
-		})
+// printSummary writes one paragraph in words about the analysis and plan:
+// levels, threshold, cuts and time saved.
+func printSummary(w io.Writer, a *dsp.Analysis, p *plan.Plan, perr error, f analyzeFlags, timelines []string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s, %s", filepath.Base(a.Input.Name), clock(a.Input.Duration), a.Input.Type)
+	if l := a.Loudness.Integrated; l > -200 {
+		fmt.Fprintf(&b, ", %.1f LUFS integrated, true peak %.1f dBTP", l, a.Loudness.TruePeak)
 	}
-	param("min-silence", "minimum silence to cut, seconds, 0.2 to 10", &f.params.MinSilenceSec)
-	param("keep-silence", "silence kept at each cut, ms, 0 to 2000", &f.params.KeepSilenceMs)
-	param("min-speech", "speech islands shorter than this between cuts are cut, ms, 0 to 2000", &f.params.MinSpeechMs)
+	fmt.Fprintf(&b, "; noise floor %.0f dB, speech %.0f dB. ", a.NoiseFloorDb, a.SpeechLevelDb)
+	if p != nil {
+		how := "automatic"
+		if f.threshold != nil {
+			how = "given"
+		}
+		fmt.Fprintf(&b, "Silence threshold %.0f dB (%s). ", p.ThresholdDb, how)
+	}
+	preset := f.preset
+	if preset == "" {
+		preset = plan.DefaultPresetName
+	}
+	switch {
+	case perr != nil && p != nil:
+		fmt.Fprintf(&b, "With the %s preset nothing would be kept: %v.", preset, perr)
+	case perr != nil:
+		fmt.Fprintf(&b, "No plan: %v.", perr)
+	default:
+		s := p.Stats
+		cuts := "cuts"
+		if s.CutsCount == 1 {
+			cuts = "cut"
+		}
+		fmt.Fprintf(&b, "The %s preset makes %d %s, saving %s (%.1f%%): %s remain.", preset, s.CutsCount, cuts, clock(s.SavedSec), s.SavedPct, clock(s.FinalSec))
+	}
+	if len(timelines) > 0 {
+		fmt.Fprintf(&b, " Wrote %s.", strings.Join(timelines, ", "))
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+// clock formats seconds as "4.2 s" under a minute, "1:02:03" or "12:34" above.
+func clock(sec float64) string {
+	if sec < 60 {
+		return fmt.Sprintf("%.1f s", sec)
+	}
+	t := int64(sec + 0.5)
+	if t >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", t/3600, t/60%60, t%60)
+	}
+	return fmt.Sprintf("%d:%02d", t/60, t%60)
+}
+
+// register adds the planning flags (--preset --threshold --min-silence
+// --keep-silence --min-speech --decoder).
+func (f *analyzeFlags) register(c *cmdFlags) {
+	f.decoder, f.preset = "auto", plan.DefaultPresetName
+	c.choice("decoder", "`decoder`: auto, native or ffmpeg (default auto)", []string{"auto", "native", "ffmpeg"}, &f.decoder)
+	var names []string
+	for _, p := range plan.Presets() {
+		names = append(names, p.Name)
+	}
+	c.choice("preset", "`preset`: "+strings.Join(names, ", ")+" (default "+plan.DefaultPresetName+")", names, &f.preset)
+	c.number("threshold", fmt.Sprintf("silence threshold in `dB`, %g to %g (default: automatic, from the file)", plan.MinThresholdDb, plan.MaxThresholdDb),
+		plan.MinThresholdDb, plan.MaxThresholdDb, "dB", &f.threshold)
+	c.duration("min-silence", fmt.Sprintf("minimum `duration` of a silence to cut, %g to %g s: 0.6s, 600ms, or bare seconds (default: the preset's)", plan.MinMinSilenceSec, plan.MaxMinSilenceSec),
+		"s", plan.MinMinSilenceSec, plan.MaxMinSilenceSec, &f.minSilence)
+	c.duration("keep-silence", fmt.Sprintf("`duration` of silence kept at each cut, %g to %g ms: 250ms, 0.25s, or bare milliseconds (default: the preset's)", plan.MinKeepSilenceMs, plan.MaxKeepSilenceMs),
+		"ms", plan.MinKeepSilenceMs, plan.MaxKeepSilenceMs, &f.keepSilence)
+	c.duration("min-speech", fmt.Sprintf("sounds shorter than this `duration` between cuts are cut too, %g to %g ms: 120ms, or bare milliseconds (default: the preset's)", plan.MinMinSpeechMs, plan.MaxMinSpeechMs),
+		"ms", plan.MinMinSpeechMs, plan.MaxMinSpeechMs, &f.minSpeech)
 }
 
 // resolve returns the preset's params overridden by the flags given,
@@ -140,14 +194,14 @@ func (f analyzeFlags) resolve() (plan.Params, error) {
 	if f.threshold != nil {
 		p.ThresholdDb = f.threshold
 	}
-	if f.set["min-silence"] {
-		p.MinSilenceSec = f.params.MinSilenceSec
+	if f.minSilence != nil {
+		p.MinSilenceSec = *f.minSilence
 	}
-	if f.set["keep-silence"] {
-		p.KeepSilenceMs = f.params.KeepSilenceMs
+	if f.keepSilence != nil {
+		p.KeepSilenceMs = *f.keepSilence
 	}
-	if f.set["min-speech"] {
-		p.MinSpeechMs = f.params.MinSpeechMs
+	if f.minSpeech != nil {
+		p.MinSpeechMs = *f.minSpeech
 	}
 	return p, p.Validate()
 }
@@ -163,5 +217,5 @@ func decoderFor(name string) (dsp.Decoder, error) {
 	case "ffmpeg":
 		return dsp.FFmpegDecoder{}, nil
 	}
-	return nil, fmt.Errorf("--decoder %q: allowed auto, native, ffmpeg", name)
+	return nil, fmt.Errorf("--decoder %s: allowed auto, native, ffmpeg", name)
 }

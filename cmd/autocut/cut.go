@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,47 +18,46 @@ import (
 )
 
 // runCut implements `autocut cut [flags] -o OUT FILE`: analyse, plan and
-// render the cut file (flags may also follow FILE).
+// render the cut file (flags may also follow FILE), and write the asked
+// timelines next to it.
 func runCut(ctx context.Context, e env) error {
-	f := analyzeFlags{set: map[string]bool{}}
+	var f analyzeFlags
 	var out, format, normalize string
 	var denoise, rumble boolFlag
 	var doTranscribe bool
 	var model string
-	tcfg := transcribe.ConfigFromEnv()
-	fs := flag.NewFlagSet("cut", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: autocut cut [flags] -o OUT FILE\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	f.register(fs)
-	fs.StringVar(&out, "o", "", "output file (required)")
-	fs.StringVar(&format, "format", "", "output format: mp3, mp3_320, wav, m4a, mp4, mp4_hq (default: from -o's extension, else mp3)")
-	fs.StringVar(&normalize, "normalize", "", "loudness normalization: none, podcast (-16 LUFS), youtube (-14 LUFS) (default: the preset's)")
-	fs.Var(&denoise, "denoise", "noise reduction, true or false (default: the preset's)")
-	fs.Var(&rumble, "rumble", "70 Hz high-pass filter, true or false (default: the preset's)")
-	fs.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
-	fs.StringVar(&model, "model", "", "whisper model for --transcribe, pulled with 'autocut models pull NAME' (default: the first one pulled)")
-	fs.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model file for --transcribe (env AUTOCUT_WHISPER_MODEL)")
-	fs.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli binary (env AUTOCUT_WHISPER_CLI)")
+	var ow overwriteFlags
 	var tl timelineFlags
-	tl.register(fs)
-	pos, err := parseInterspersed(fs, e.args)
+	tcfg := transcribe.ConfigFromEnv()
+	c := newFlags("cut", "autocut cut [flags] -o OUT FILE",
+		"Writes FILE without its silences (and, with --transcribe, its filler words) to OUT, and the edit timelines\n"+
+			"asked with --timelines next to it. OUT's extension says the format (.mp3, .wav, .m4a, .mp4), or --format does;\n"+
+			"-o - writes to standard output. An existing OUT is replaced only with -y; OUT may never be FILE.")
+	c.StringVar(&out, "o", "", "output `file`, or - for standard output (required)")
+	ow.register(c)
+	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension)", transcode.Formats(), &format)
+	f.register(c)
+	c.choice("normalize", "loudness `target`: none, podcast (-16 LUFS), youtube (-14 LUFS) (default: the preset's)",
+		[]string{plan.NormalizeNone, plan.NormalizePodcast, plan.NormalizeYouTube}, &normalize)
+	c.boolean("denoise", "noise reduction, true or false (default: the preset's)", &denoise)
+	c.boolean("rumble", "70 Hz high-pass filter, true or false (default: the preset's)", &rumble)
+	c.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
+	c.StringVar(&model, "model", "", "whisper model `name` for --transcribe, pulled with 'autocut models pull NAME' (default: the first one pulled)")
+	c.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model `file` for --transcribe (env AUTOCUT_WHISPER_MODEL)")
+	c.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
+	tl.register(c, "the output's directory")
+	pos, err := c.parse(e.args, e.stdout)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 	if len(pos) != 1 {
-		return usageError{"need exactly one FILE (autocut cut [flags] -o OUT FILE)"}
+		return flagError{"need exactly one FILE (autocut cut [flags] -o OUT FILE)"}
 	}
 	if out == "" {
-		return usageError{"-o OUT is required"}
+		return flagError{"-o OUT is required"}
 	}
 	in := pos[0]
-	if err := tl.check(); err != nil {
+	if err := ow.check(); err != nil {
 		return err
 	}
 	params, err := f.resolve()
@@ -67,9 +65,9 @@ func runCut(ctx context.Context, e env) error {
 		return usageError{err.Error()}
 	}
 	preset, _ := plan.LookupPreset(f.preset)
-	o := transcode.Options{Format: format, Normalize: preset.Normalize, Denoise: preset.Denoise, Rumble: preset.Rumble}
-	if o.Format == "" {
-		o.Format = formatFromExt(out)
+	o := transcode.Options{Normalize: preset.Normalize, Denoise: preset.Denoise, Rumble: preset.Rumble}
+	if o.Format, err = formatForOutput(out, format); err != nil {
+		return err
 	}
 	if normalize != "" {
 		o.Normalize = normalize
@@ -85,7 +83,49 @@ func runCut(ctx context.Context, e env) error {
 		return usageError{err.Error()}
 	}
 
-	bar := newProgressBar(e.stderr)
+	// Every output is checked before any work, and before anything is
+	// opened for writing.
+	var stream io.Writer
+	tlDir := "."
+	if out == "-" {
+		if e.stdoutTTY {
+			return usageError{"-o -: standard output is a terminal; redirect it to a file or a pipe"}
+		}
+		stream = e.stdout
+	} else {
+		chk, err := checkOutput(in, out, ow)
+		if err != nil {
+			return err
+		}
+		if !chk.stream {
+			tlDir = filepath.Dir(out)
+		} else {
+			// An existing device or FIFO (/dev/null, a named pipe): written in place.
+			w, err := os.OpenFile(out, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			stream = w
+		}
+	}
+	tlPaths, err := tl.check(in, tlDir)
+	if err != nil {
+		return err
+	}
+	for _, p := range tlPaths {
+		if err := checkPath(in, p, ow); err != nil {
+			return err
+		}
+	}
+	if out != "-" {
+		if err := distinct(append([]string{out}, tlPaths...)); err != nil {
+			return err
+		}
+	}
+
+	bar := newProgressBar(e.stderr, e.stderrTTY)
+	defer bar.done()
 	bar.stage("analysing")
 	a, err := dsp.AnalyzeWith(ctx, dec, in, bar.update)
 	if err != nil {
@@ -96,6 +136,10 @@ func runCut(ctx context.Context, e env) error {
 		if info, perr := dsp.Probe(ctx, in); perr == nil {
 			a.Input.FrameRate, a.Input.VideoFrames, a.Input.Type = info.FrameRate, info.VideoFrames, info.Type
 		}
+	}
+	if transcode.ContainerOf(o.Format) == "mp4" && a.Input.Type != "video" {
+		audio := slices.DeleteFunc(transcode.Formats(), func(f string) bool { return transcode.ContainerOf(f) == "mp4" })
+		return usageError{fmt.Sprintf("%s is audio only: %s needs a video input (write %s)", in, o.Format, strings.Join(audio, ", "))}
 	}
 	if err := o.Validate(a.Input); err != nil {
 		return usageError{err.Error()}
@@ -117,59 +161,42 @@ func runCut(ctx context.Context, e env) error {
 			return err
 		}
 		fillers = transcribe.FillerCuts(tr, 0.04)
-		fmt.Fprintf(e.stderr, "%s found %d filler words\n", t.Name(), len(tr.Fillers))
+		bar.println(fmt.Sprintf("%s found %d filler words", t.Name(), len(tr.Fillers)))
 	}
 	p, err := plan.Make(a, params, fillers)
 	if err != nil {
 		return err
 	}
+
+	st := newStager(e.cleanup, ow.yes)
+	defer st.close()
 	bar.stage("rendering")
-	res, err := transcode.Render(ctx, in, a, p, o, out, bar.update)
+	var res *transcode.Result
+	name := out
+	if stream != nil {
+		res, err = transcode.RenderTo(ctx, in, a, p, o, stream, bar.update)
+		if out == "-" {
+			name = "standard output"
+		}
+	} else {
+		var staged string
+		if staged, err = st.path(out); err == nil {
+			if res, err = transcode.Render(ctx, in, a, p, o, staged, bar.update); err == nil {
+				err = st.commit(staged, out)
+			}
+		}
+	}
 	bar.done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "%s: %.1f s -> %.1f s (%d cuts, %.1f%% saved), %s %s\n", filepath.Base(out),
-		p.Stats.OriginalSec, res.Duration, p.Stats.CutsCount, p.Stats.SavedPct, res.Format, humanBytes(res.Size))
-	files, err := tl.write(ctx, in, p.Keep, a.Input)
-	if err != nil {
-		return err
-	}
+	fmt.Fprintf(e.stderr, "wrote %s: %s -> %s (%d cuts, %.1f%% saved), %s %s\n", name,
+		clock(p.Stats.OriginalSec), clock(res.Duration), p.Stats.CutsCount, p.Stats.SavedPct, res.Format, humanBytes(res.Size))
+	files, err := tl.write(st, tlDir, in, p.Keep, a.Input)
 	for _, f := range files {
-		fmt.Fprintf(e.stderr, "timeline: %s\n", f)
+		fmt.Fprintf(e.stderr, "wrote %s\n", f)
 	}
-	return nil
-}
-
-// formatFromExt picks the output format from a file name's extension.
-func formatFromExt(name string) string {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".wav":
-		return "wav"
-	case ".m4a", ".aac":
-		return "m4a"
-	case ".mp4", ".mov":
-		return "mp4"
-	}
-	return "mp3"
-}
-
-// boolFlag is a boolean flag that remembers whether it was given.
-type boolFlag struct{ v, set bool }
-
-func (b *boolFlag) String() string   { return fmt.Sprint(b.v) }
-func (b *boolFlag) IsBoolFlag() bool { return true }
-func (b *boolFlag) Set(s string) error {
-	switch strings.ToLower(s) {
-	case "true", "1", "yes", "on":
-		b.v = true
-	case "false", "0", "no", "off":
-		b.v = false
-	default:
-		return fmt.Errorf("want true or false, got %q", s)
-	}
-	b.set = true
-	return nil
+	return err
 }
 
 func humanBytes(n int64) string {
@@ -192,13 +219,7 @@ type progressBar struct {
 	lastDraw time.Time
 }
 
-func newProgressBar(w io.Writer) *progressBar {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
+func newProgressBar(w io.Writer, tty bool) *progressBar {
 	return &progressBar{w: w, tty: tty}
 }
 
@@ -229,10 +250,22 @@ func (b *progressBar) update(f float64) {
 	}
 }
 
+// done ends the bar's line on a terminal (once: later calls do nothing).
 func (b *progressBar) done() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.tty {
+	if b.tty && b.name != "" {
 		fmt.Fprintln(b.w)
 	}
+	b.name = ""
+}
+
+// println prints a line of its own between the bar's updates.
+func (b *progressBar) println(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tty && b.name != "" {
+		fmt.Fprint(b.w, "\r\033[K")
+	}
+	fmt.Fprintln(b.w, s)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/autocut-dev/autocut/transcribe"
@@ -12,20 +10,13 @@ import (
 // runModels implements `autocut models list|pull NAME|path NAME`: the
 // whisper.cpp models autocut can download into the user cache directory.
 func runModels(ctx context.Context, e env) error {
-	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: autocut models list | pull NAME | path NAME\n\n"+
-			"pull downloads a whisper.cpp model (ggml) into the user cache directory, checks its\n"+
+	c := newFlags("models", "autocut models list | pull NAME | path NAME",
+		"pull downloads a whisper.cpp model (ggml) into the user cache directory, checks its\n"+
 			"published checksum and resumes an interrupted download; transcribe and cut then use it\n"+
-			"(or --model NAME) with whisper-cli.\n")
-	}
-	pos, err := parseInterspersed(fs, e.args)
+			"(or --model NAME) with whisper-cli.")
+	pos, err := c.parse(e.args, e.stdout)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 	st := &transcribe.ModelStore{}
 	switch {
@@ -52,7 +43,7 @@ func runModels(ctx context.Context, e env) error {
 		if _, err := st.Lookup(pos[1]); err != nil {
 			return usageError{err.Error()}
 		}
-		bar := newProgressBar(e.stderr)
+		bar := newProgressBar(e.stderr, e.stderrTTY)
 		bar.stage("download")
 		st.Progress = func(done, total int64) {
 			if total > 0 {

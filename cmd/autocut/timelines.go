@@ -1,9 +1,10 @@
 package main
 
 import (
-	"context"
-	"flag"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -16,31 +17,54 @@ type timelineFlags struct {
 	dropFrame                                  bool
 }
 
-func (t *timelineFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.kinds, "timelines", "", "timelines to write: fcpxml,premiere,edl,otio,csv (or all)")
-	fs.StringVar(&t.dir, "timeline-dir", ".", "directory for timeline files (<input stem>-autocut.<ext>)")
-	fs.StringVar(&t.rate, "timeline-rate", "30", "edit rate for audio-only inputs: 23.976, 24, 25, 29.97, 30, 50, 59.94, 60")
-	fs.StringVar(&t.mediaPath, "timeline-media-path", "", "path of the original on the editing machine (default: the input's name)")
-	fs.StringVar(&t.fcpxmlVersion, "fcpxml-version", "1.10", "FCPXML version: 1.8, 1.9, 1.10, 1.11")
-	fs.BoolVar(&t.dropFrame, "drop-frame", false, "drop-frame timecode in EDLs and XML (29.97 and 59.94 only)")
+func (t *timelineFlags) register(c *cmdFlags, dirDefault string) {
+	c.StringVar(&t.kinds, "timelines", "", "timeline `kinds` to write: fcpxml,premiere,edl,otio,csv (or all)")
+	c.StringVar(&t.dir, "timeline-dir", "", "`directory` for timeline files, named <input name>-autocut.<ext> (default: "+dirDefault+")")
+	c.StringVar(&t.rate, "timeline-rate", "30", "edit `rate` for audio-only inputs: 23.976, 24, 25, 29.97, 30, 50, 59.94, 60")
+	c.StringVar(&t.mediaPath, "timeline-media-path", "", "`path` of the original on the editing machine (default: the input's path relative to the timeline)")
+	c.StringVar(&t.fcpxmlVersion, "fcpxml-version", "1.10", "FCPXML `version`: "+strings.Join(timeline.FCPXMLVersions, ", "))
+	c.BoolVar(&t.dropFrame, "drop-frame", false, "drop-frame timecode in EDLs and XML (29.97 and 59.94 only)")
 }
 
-// check validates the flags before any work is done.
-func (t *timelineFlags) check() error {
+// check validates the flags before any work is done and returns the
+// timeline files' paths (EDLs past 999 events add -partN files, whose
+// number is known only from the plan).
+func (t *timelineFlags) check(inputPath, dir string) ([]string, error) {
 	if t.kinds == "" {
-		return nil
+		return nil, nil
 	}
-	if _, err := timeline.ParseKinds(t.kinds); err != nil {
-		return usageError{err.Error()}
+	kinds, err := timeline.ParseKinds(t.kinds)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--timelines %s: %v", t.kinds, err)}
 	}
 	if _, err := timeline.ParseRate(t.rate); err != nil {
-		return usageError{err.Error()}
+		return nil, usageError{fmt.Sprintf("--timeline-rate %s: %v", t.rate, err)}
 	}
-	return nil
+	if !slices.Contains(timeline.FCPXMLVersions, t.fcpxmlVersion) {
+		return nil, usageError{fmt.Sprintf("--fcpxml-version %s: allowed %s", t.fcpxmlVersion, strings.Join(timeline.FCPXMLVersions, ", "))}
+	}
+	if t.dir != "" {
+		dir = t.dir
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, usageError{fmt.Sprintf("--timeline-dir %s is not a directory", dir)}
+	}
+	stem := stemOf(inputPath)
+	var paths []string
+	for _, k := range kinds {
+		paths = append(paths, filepath.Join(dir, stem+"-autocut"+k.Ext()))
+	}
+	return paths, nil
 }
 
-// write writes the asked timelines for the kept ranges and returns their paths.
-func (t *timelineFlags) write(ctx context.Context, inputPath string, keep []dsp.Range, info dsp.Info) ([]string, error) {
+func stemOf(path string) string {
+	name := filepath.Base(path)
+	return strings.TrimSuffix(name, filepath.Ext(name))
+}
+
+// write writes the asked timelines for the kept ranges into dir (or
+// --timeline-dir) through the stager and returns their paths.
+func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Range, info dsp.Info) ([]string, error) {
 	if t.kinds == "" {
 		return nil, nil
 	}
@@ -52,12 +76,44 @@ func (t *timelineFlags) write(ctx context.Context, inputPath string, keep []dsp.
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
+	if t.dir != "" {
+		dir = t.dir
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	mediaPath := t.mediaPath
 	if mediaPath == "" {
+		// Relative to the timeline, where the editor resolves it.
 		mediaPath = filepath.Base(inputPath)
+		if absIn, err := filepath.Abs(inputPath); err == nil {
+			if absDir, err := filepath.Abs(dir); err == nil {
+				if rel, err := filepath.Rel(absDir, absIn); err == nil {
+					mediaPath = rel
+				}
+			}
+		}
 	}
 	info.Name = filepath.Base(inputPath)
-	stem := strings.TrimSuffix(info.Name, filepath.Ext(info.Name))
-	return timeline.WriteFiles(t.dir, stem, kinds, keep, timeline.MediaFromInfo(info, mediaPath),
+	stage, err := st.dir(dir)
+	if err != nil {
+		return nil, err
+	}
+	staged, err := timeline.WriteFiles(stage, stemOf(inputPath), kinds, keep, timeline.MediaFromInfo(info, mediaPath),
 		timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame})
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, s := range staged {
+		final := filepath.Join(dir, filepath.Base(s))
+		if same(inputPath, final) {
+			return files, fmt.Errorf("refusing to write %s: it is the input file", final)
+		}
+		if err := st.commit(s, final); err != nil {
+			return files, err
+		}
+		files = append(files, final)
+	}
+	return files, nil
 }

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
-	"fmt"
 
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -15,26 +12,19 @@ import (
 func runTranscribe(ctx context.Context, e env) error {
 	cfg := transcribe.ConfigFromEnv()
 	var lang, engine, model string
-	fs := flag.NewFlagSet("transcribe", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: autocut transcribe [flags] FILE\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&lang, "lang", "", "language code hint: en, fr (default: automatic where the engine can)")
-	fs.StringVar(&engine, "engine", "", "engine: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx; whisper needs a pulled model and whisper-cli)")
-	fs.StringVar(&model, "model", "", "whisper model pulled with 'autocut models pull NAME' (e.g. base.en); default: the first one pulled")
-	fs.StringVar(&cfg.WhisperModel, "whisper-model", cfg.WhisperModel, "whisper.cpp model file (env AUTOCUT_WHISPER_MODEL)")
-	fs.StringVar(&cfg.WhisperCLI, "whisper-cli", cfg.WhisperCLI, "whisper-cli binary (env AUTOCUT_WHISPER_CLI)")
-	pos, err := parseInterspersed(fs, e.args)
+	c := newFlags("transcribe", "autocut transcribe [flags] FILE",
+		"Prints FILE's words (with times and confidences) and its filler words as JSON.")
+	c.StringVar(&lang, "lang", "", "language `code` hint: en, fr (default: automatic where the engine can)")
+	c.StringVar(&engine, "engine", "", "`engine`: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx; whisper needs a pulled model and whisper-cli)")
+	c.StringVar(&model, "model", "", "whisper model `name` pulled with 'autocut models pull NAME' (e.g. base.en); default: the first one pulled")
+	c.StringVar(&cfg.WhisperModel, "whisper-model", cfg.WhisperModel, "whisper.cpp model `file` (env AUTOCUT_WHISPER_MODEL)")
+	c.StringVar(&cfg.WhisperCLI, "whisper-cli", cfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
+	pos, err := c.parse(e.args, e.stdout)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 	if len(pos) != 1 {
-		return usageError{"need exactly one FILE (autocut transcribe [flags] FILE)"}
+		return flagError{"need exactly one FILE (autocut transcribe [flags] FILE)"}
 	}
 	if engine != "" {
 		cfg.Order = []string{engine}
