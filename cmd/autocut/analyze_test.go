@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autocut-dev/autocut/plan"
 )
 
 // writeToneWAV writes a 16-bit mono 16 kHz WAV: for each segment, sec
@@ -143,5 +146,46 @@ func TestAnalyzeCommand(t *testing.T) {
 				t.Errorf("planError %q, want %q", doc.PlanError, tc.planErr)
 			}
 		})
+	}
+}
+
+// On a terminal, analyze also says in words what it found, on stderr;
+// stdout stays the JSON document. Elsewhere stderr stays quiet.
+func TestAnalyzeSummaryOnTerminal(t *testing.T) {
+	in := writeToneWAV(t, [2]float64{2, 0.3}, [2]float64{1.5, 0}, [2]float64{2, 0.3})
+	for _, tty := range []bool{true, false} {
+		var out, errb bytes.Buffer
+		code := dispatch(context.Background(), env{args: []string{"analyze", "--threshold", "-40", in}, stdout: &out, stderr: &errb, stderrTTY: tty, cleanup: &cleanup{}})
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		var doc struct {
+			Plan struct{ Stats plan.Stats } `json:"plan"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("stdout is not JSON: %v", err)
+		}
+		st := doc.Plan.Stats
+		summary := errb.String()
+		if !tty {
+			if summary != "" {
+				t.Errorf("stderr not a terminal, yet: %q", summary)
+			}
+			continue
+		}
+		t.Log(summary)
+		if st.CutsCount != 1 || st.SavedSec < 1 {
+			t.Fatalf("plan %+v, want one cut of over a second", st)
+		}
+		for _, s := range []string{"in.wav: 5.5 s, audio, ", " LUFS integrated, true peak ", "noise floor ", "speech ",
+			"Silence threshold -40 dB (given).",
+			fmt.Sprintf("The podcast preset makes 1 cut, saving %.1f s (%.1f%%): %.1f s remain.", st.SavedSec, st.SavedPct, st.FinalSec)} {
+			if !strings.Contains(summary, s) {
+				t.Errorf("the summary does not say %q: %s", s, summary)
+			}
+		}
+		if strings.Count(summary, "\n") != 1 {
+			t.Errorf("the summary is not one paragraph: %q", summary)
+		}
 	}
 }

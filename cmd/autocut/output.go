@@ -57,11 +57,11 @@ func formatForOutput(out, format string) (string, error) {
 	}
 	switch {
 	case format == "" && byExt == "":
-		what := fmt.Sprintf("extension %q", ext)
+		what := fmt.Sprintf("autocut does not write %s files", ext)
 		if ext == "" {
-			what = "no extension"
+			what = "the name has no extension"
 		}
-		return "", usageError{fmt.Sprintf("-o %s: %s is not a format autocut writes; name the file .mp3, .wav, .m4a or .mp4, or say what to write with --format (%s)", out, what, list)}
+		return "", usageError{fmt.Sprintf("-o %s: %s; name the output .mp3, .wav, .m4a or .mp4, or say what to write in it with --format (%s)", out, what, list)}
 	case format == "":
 		return byExt, nil
 	case byExt != "" && byExt != transcode.ContainerOf(format):

@@ -48,12 +48,7 @@ func (s *syncBuffer) String() string {
 // buildBinary compiles autocut once per test into a temp dir.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "autocut")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return autocutBin(t)
 }
 
 var (

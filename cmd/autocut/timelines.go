@@ -30,18 +30,18 @@ func (t *timelineFlags) register(c *cmdFlags, dirDefault string) {
 // timeline files' paths (EDLs past 999 events add -partN files, whose
 // number is known only from the plan).
 func (t *timelineFlags) check(inputPath, dir string) ([]string, error) {
+	if _, err := timeline.ParseRate(t.rate); err != nil {
+		return nil, usageError{fmt.Sprintf("--timeline-rate %s: %v", t.rate, err)}
+	}
+	if !slices.Contains(timeline.FCPXMLVersions, t.fcpxmlVersion) {
+		return nil, usageError{fmt.Sprintf("--fcpxml-version %s: allowed %s", t.fcpxmlVersion, strings.Join(timeline.FCPXMLVersions, ", "))}
+	}
 	if t.kinds == "" {
 		return nil, nil
 	}
 	kinds, err := timeline.ParseKinds(t.kinds)
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("--timelines %s: %v", t.kinds, err)}
-	}
-	if _, err := timeline.ParseRate(t.rate); err != nil {
-		return nil, usageError{fmt.Sprintf("--timeline-rate %s: %v", t.rate, err)}
-	}
-	if !slices.Contains(timeline.FCPXMLVersions, t.fcpxmlVersion) {
-		return nil, usageError{fmt.Sprintf("--fcpxml-version %s: allowed %s", t.fcpxmlVersion, strings.Join(timeline.FCPXMLVersions, ", "))}
 	}
 	if t.dir != "" {
 		dir = t.dir
