@@ -289,9 +289,9 @@ func TestBinaryOutputFormats(t *testing.T) {
 	}
 }
 
-// renderUntil starts `autocut cut` with args in dir and sends sig once its
+// renderUntil starts `autocut cut` with args in dir and sends sigs once its
 // stderr reports the render 10% done; it returns the run's result.
-func renderUntil(t *testing.T, dir string, sig os.Signal, args ...string) result {
+func renderUntil(t *testing.T, dir string, sigs []os.Signal, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(autocutBin(t), args...)
 	cmd.Dir = dir
@@ -308,8 +308,10 @@ func renderUntil(t *testing.T, dir string, sig os.Signal, args ...string) result
 	for sc.Scan() {
 		log.WriteString(sc.Text() + "\n")
 		if !sent && strings.HasPrefix(sc.Text(), "rendering  10%") {
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
+			for _, sig := range sigs {
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
 			}
 			sent = true
 		}
@@ -341,6 +343,8 @@ func TestBinaryInterruptedRenderLeavesNothing(t *testing.T) {
 		{"SIGINT, wav", os.Interrupt, []string{"--denoise", "-o", "out.wav"}, 130},
 		{"SIGTERM, m4a", syscall.SIGTERM, []string{"-o", "out.m4a"}, 143},
 		{"SIGKILL, mp3", os.Kill, []string{"-o", "out.mp3"}, 137},
+		// A second Ctrl-C does not wait for the work to wind down, and still cleans up.
+		{"SIGINT twice, mp3", os.Interrupt, []string{"-o", "out.mp3"}, 130},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -349,7 +353,11 @@ func TestBinaryInterruptedRenderLeavesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := stateOf(t, in)
-			r := renderUntil(t, dir, c.sig, append(append([]string{"cut"}, c.args...), "talk.wav")...)
+			sigs := []os.Signal{c.sig}
+			if strings.Contains(c.name, "twice") {
+				sigs = append(sigs, c.sig)
+			}
+			r := renderUntil(t, dir, sigs, append(append([]string{"cut"}, c.args...), "talk.wav")...)
 			if r.code != c.code {
 				t.Errorf("exit %d, want %d:\n%s", r.code, c.code, r.stderr)
 			}
