@@ -54,10 +54,12 @@ type Options struct {
 
 // Result describes the written file.
 type Result struct {
-	Format   string  // container: mp3, wav, m4a, mp4
-	Duration float64 // seconds, measured on the written file
-	Name     string  // file name
-	Size     int64   // bytes
+	Format string // container: mp3, wav, m4a, mp4
+	// Duration is in seconds: measured on the written file by Render of the
+	// compressed formats, else the kept audio's length (frames / rate).
+	Duration float64
+	Name     string // file name (Render), "" (RenderTo)
+	Size     int64  // bytes written
 	// LoudnessIn is the measured integrated loudness before the normalization gain (LUFS).
 	LoudnessIn float64
 	// GainDb is the normalization gain applied.
