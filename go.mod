@@ -22,6 +22,7 @@ require (
 	github.com/riverqueue/river/rivertype v0.47.0
 	gocloud.dev v0.47.0
 	golang.org/x/sys v0.48.0
+	gonum.org/v1/gonum v0.17.0
 	modernc.org/sqlite v1.60.1
 )
 

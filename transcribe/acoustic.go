@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/cmplx"
 	"sort"
 
-	"github.com/mjibson/go-dsp/fft"
+	"gonum.org/v1/gonum/dsp/fourier"
 
 	"github.com/autocut-dev/autocut/dsp"
 )
@@ -22,26 +21,38 @@ import (
 // from the normalised autocorrelation (70-400 Hz), and a 16-band log
 // spectrum; see detect for the decision.
 type Acoustic struct {
-	MinSec       float64 // shortest filled pause (default defaultMinSec)
-	MaxSec       float64 // longest (default 2.5 s)
-	MaxPitchSemi float64 // largest pitch standard deviation, semitones (default defaultMaxPitchSemi)
-	SplitFluxDb  float64 // frame-to-frame spectral change that ends a steady run, dB per band (default defaultSplitFluxDb)
-	LevelDb      float64 // frames this far under the speech level are not speech (default defaultLevelDb)
-	// PauseSec, when set, also requires a pause (frames under the speech
-	// level) of that length within 0.1 s before or after the run.
-	PauseSec float64
+	// Threshold is the classifier score a candidate must reach to be
+	// reported (default defaultThreshold).
+	Threshold float64
+
 	// NoIsolated turns off the second rule (isolated steady sounds between
 	// pauses, see detectIsolated).
 	NoIsolated bool
+
+	model *fillerModel // the classifier; nil for defaultModel (tests train others)
+	cand  *candParams  // nil for defaultCand (tests sweep others)
 }
 
-// The detector's defaults, chosen on the tuning part of testdata/fillers
-// (see TestAcousticRealFillers).
+// candParams are the candidate generator's settings.
+type candParams struct {
+	flux     float64 // largest spectral change from the frame before, dB per band
+	flux5    float64 // largest spectral change from 50 ms before, dB per band
+	minSec   float64 // shortest candidate
+	mergeGap float64 // runs closer than this with the same pitch are one candidate, s
+	pauseDb  float64 // frames this far under the speech level are pauses
+}
+
+// defaultCand was chosen by cross-validation on the tuning part
+// (TestAcousticTrain).
+var defaultCand = candParams{flux: 4, flux5: 5, minSec: 0.1, mergeGap: 0.15, pauseDb: 30}
+
+// The detector's settings. The candidate generator's are loose (it must
+// keep every filler, the classifier drops the rest); the threshold was
+// chosen by cross-validation on the tuning part of testdata/fillers (see
+// TestAcousticTrain).
 const (
-	defaultMinSec       = 0.25
-	defaultMaxPitchSemi = 1.0
-	defaultSplitFluxDb  = 3
-	defaultLevelDb      = 30
+	levelDb    = 30  // voiced frames this far under the speech level are not candidates
+	candMaxSec = 2.5 // longest candidate
 )
 
 // Name returns "acoustic".
@@ -54,9 +65,11 @@ func (a *Acoustic) Available(ctx context.Context) error { return nil }
 // (the level threshold is a percentile of the whole file), so they are
 // compact: 20 bytes per 10 ms, 22 MB for 3 hours.
 type frameFeat struct {
-	db    float64 // RMS level, dBFS
-	pitch float64 // Hz when voiced, 0 when not
+	db    float32 // RMS level, dBFS
+	pitch float32 // Hz when voiced, 0 when not
+	corr  float32 // voicing: the best normalised autocorrelation in the pitch range
 	flux  float32 // mean |change| of the 16 band levels from the previous frame, dB
+	flux5 float32 // the same from fluxLag frames before (slow formant movement)
 }
 
 // Transcribe decodes path and returns the filled pauses it finds.
@@ -78,8 +91,7 @@ func (a *Acoustic) Transcribe(ctx context.Context, path, lang string, progress d
 func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Progress) ([]frameFeat, float64, error) {
 	f := st.Format()
 	// Work at about 8 kHz (box-filter decimation): pitch and the bands up to
-	// 4 kHz are all the detector needs, and autocorrelation cost grows with
-	// the square of the rate.
+	// 4 kHz are all the detector needs.
 	dec := max(1, f.SampleRate/8000)
 	rate := f.SampleRate / dec
 	hop := rate / 100
@@ -91,8 +103,7 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 	// order at each hop.
 	ring := make([]float64, win)
 	window := make([]float64, win)
-	fs := newFrameScratch(win)
-	var prevBands [16]float64
+	fs := newFrameScratch(win, rate)
 	pos := 0
 	buf := make([]float32, 4096*f.Channels)
 	// One frame per 10 ms: sized from the duration when the stream knows it
@@ -122,7 +133,10 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 				continue
 			}
 			ring[pos] = acc / float64(f.Channels*dec)
-			pos = (pos + 1) % win
+			pos++
+			if pos == win {
+				pos = 0
+			}
 			acc, accN = 0, 0
 			filled++
 			sinceHop++
@@ -130,17 +144,7 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 				sinceHop = 0
 				copy(window, ring[pos:])
 				copy(window[win-pos:], ring[:pos])
-				db, pitch, bands := fs.measure(window, rate)
-				ff := frameFeat{db: db, pitch: pitch}
-				if len(feats) > 0 {
-					var d float64
-					for b := range bands {
-						d += math.Abs(bands[b] - prevBands[b])
-					}
-					ff.flux = float32(d / 16)
-				}
-				prevBands = bands
-				feats = append(feats, ff)
+				feats = append(feats, fs.measure(window, len(feats) == 0))
 			}
 		}
 		read += float64(n / f.Channels)
@@ -158,112 +162,222 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 	return feats, float64(hop) / float64(rate), nil
 }
 
-// frameScratch holds the buffers of measure, reused frame after frame.
+// nBands is the number of log-spaced bands (100 Hz to 4 kHz) of the
+// spectral change measures.
+const nBands = 16
+
+// fluxLag is the distance, in frames, of the slow spectral change (flux5).
+const fluxLag = 5
+
+// frameScratch holds the buffers of measure, reused frame after frame, so
+// that measuring a frame allocates nothing.
 type frameScratch struct {
-	sq      []float64
-	tapered []float64
-	hann    []float64
+	rate             int
+	sq, tapered, pad []float64
+	acf              []float64
+	hann             []float64
+	spec, padSpec    []complex128
+	fft, padFFT      *fourier.FFT
+	bandLo, bandHi   [nBands]int
+	hist             [fluxLag + 1][nBands]float64 // band levels of the last frames, circular
+	histN            int
 }
 
-func newFrameScratch(win int) *frameScratch {
-	fs := &frameScratch{sq: make([]float64, win+1), tapered: make([]float64, win), hann: make([]float64, win)}
+func newFrameScratch(win, rate int) *frameScratch {
+	fs := &frameScratch{
+		rate: rate, sq: make([]float64, win+1), tapered: make([]float64, win), hann: make([]float64, win),
+		pad: make([]float64, 2*win), acf: make([]float64, 2*win),
+		spec: make([]complex128, win/2+1), padSpec: make([]complex128, win+1),
+		fft: fourier.NewFFT(win), padFFT: fourier.NewFFT(2 * win),
+	}
 	for i := range fs.hann {
 		fs.hann[i] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(win))
+	}
+	for b := 0; b < nBands; b++ {
+		lo := 100 * math.Pow(40, float64(b)/nBands)
+		hi := 100 * math.Pow(40, float64(b+1)/nBands)
+		fs.bandLo[b] = int(lo * float64(win) / float64(rate))
+		fs.bandHi[b] = min(int(hi*float64(win)/float64(rate)), win/2)
 	}
 	return fs
 }
 
-// measure returns one window's level (dBFS), pitch (Hz when voiced, else 0)
-// and 16 band levels (dB, log-spaced from 100 Hz to 4 kHz).
-func (fs *frameScratch) measure(x []float64, rate int) (db, pitch float64, bands [16]float64) {
-	var e float64
-	for _, v := range x {
-		e += v * v
-	}
-	db = 10 * math.Log10(e/float64(len(x))+1e-12)
-	// normalised autocorrelation over the pitch range
-	minLag, maxLag := rate/400, rate/70
-	best, bestLag := 0.0, 0
-	// sq[i] is the energy of x[:i]: the two energies of each lag come from it.
+// measure returns one window's features: level (dBFS), pitch and voicing
+// from the normalised autocorrelation (computed through the power spectrum
+// of the zero-padded window), and the change of 16 band levels from the
+// previous frame (flux) and from fluxLag frames before (flux5).
+func (fs *frameScratch) measure(x []float64, first bool) frameFeat {
+	n := len(x)
 	sq := fs.sq
 	sq[0] = 0
 	for i, v := range x {
 		sq[i+1] = sq[i] + v*v
 	}
-	n := len(x)
-	for lag := minLag; lag <= maxLag && lag < n/2; lag++ {
-		var num float64
-		y := x[lag:]
-		for i, v := range y {
-			num += x[i] * v
-		}
+	e := sq[n]
+	ff := frameFeat{db: float32(10 * math.Log10(e/float64(n)+1e-12))}
+	// autocorrelation = inverse transform of the power spectrum (zero
+	// padding to 2n makes it linear, not circular)
+	copy(fs.pad, x)
+	clear(fs.pad[n:])
+	fs.padFFT.Coefficients(fs.padSpec, fs.pad)
+	for k, c := range fs.padSpec {
+		fs.padSpec[k] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
+	}
+	fs.padFFT.Sequence(fs.acf, fs.padSpec)
+	scale := 1 / float64(2*n)
+	minLag, maxLag := fs.rate/400, min(fs.rate/70, n/2)
+	nr := func(lag int) float64 {
 		e1, e2 := sq[n-lag], sq[n]-sq[lag]
-		if e1 > 0 && e2 > 0 {
-			if r := num / math.Sqrt(e1*e2); r > best {
-				best, bestLag = r, lag
+		if e1 <= 0 || e2 <= 0 {
+			return 0
+		}
+		return fs.acf[lag] * scale / math.Sqrt(e1*e2)
+	}
+	// the best local maximum, then the shortest lag within 10% of it (a
+	// multiple of the period correlates almost as well)
+	best := 0.0
+	for lag := minLag + 1; lag < maxLag; lag++ {
+		if r := nr(lag); r > best && r >= nr(lag-1) && r >= nr(lag+1) {
+			best = r
+		}
+	}
+	if best > 0.6 {
+		for lag := minLag + 1; lag < maxLag; lag++ {
+			if r := nr(lag); r >= 0.9*best && r >= nr(lag-1) && r >= nr(lag+1) {
+				ff.pitch = float32(float64(fs.rate) / float64(lag))
+				break
 			}
 		}
 	}
-	if best > 0.7 && bestLag > 0 {
-		pitch = float64(rate) / float64(bestLag)
-	}
+	ff.corr = float32(best)
 	c := fs.tapered
 	for i, v := range x {
 		c[i] = v * fs.hann[i]
 	}
-	spec := fft.FFTReal(c)
-	for b := 0; b < 16; b++ {
-		lo := 100 * math.Pow(40, float64(b)/16)
-		hi := 100 * math.Pow(40, float64(b+1)/16)
+	fs.fft.Coefficients(fs.spec, c)
+	cur := fs.histN % (fluxLag + 1)
+	bands := &fs.hist[cur]
+	for b := 0; b < nBands; b++ {
 		var s float64
-		for k := int(lo * float64(len(x)) / float64(rate)); k <= int(hi*float64(len(x))/float64(rate)) && k < len(spec)/2; k++ {
-			s += math.Pow(cmplx.Abs(spec[k]), 2)
+		for k := fs.bandLo[b]; k <= fs.bandHi[b]; k++ {
+			v := fs.spec[k]
+			s += real(v)*real(v) + imag(v)*imag(v)
 		}
 		bands[b] = 10 * math.Log10(s+1e-12)
 	}
-	return db, pitch, bands
+	if fs.histN >= 1 {
+		prev := &fs.hist[(fs.histN-1)%(fluxLag+1)]
+		var d float64
+		for b := range bands {
+			d += math.Abs(bands[b] - prev[b])
+		}
+		ff.flux = float32(d / nBands)
+	}
+	if fs.histN >= fluxLag {
+		old := &fs.hist[(fs.histN-fluxLag)%(fluxLag+1)]
+		var d float64
+		for b := range bands {
+			d += math.Abs(bands[b] - old[b])
+		}
+		ff.flux5 = float32(d / nBands)
+	}
+	fs.histN++
+	return ff
 }
 
-// detect returns the steady runs (detectSteady) and, unless NoIsolated is
-// set, the isolated voiced sounds (detectIsolated), merged.
+// detect returns the candidates (candidates) that the classifier
+// (fillerScore) takes for filled pauses.
 func (a *Acoustic) detect(feats []frameFeat, hop float64) []Filler {
-	out := a.detectSteady(feats, hop)
+	thr := orF(a.Threshold, defaultThreshold)
+	m := a.model
+	if m == nil {
+		m = &defaultModel
+	}
+	ctx := newFileContext(feats, a.params().pauseDb)
+	var out []Filler
+	for _, c := range a.candidates(feats, hop, ctx) {
+		x := segmentFeatures(feats, hop, ctx, c)
+		if p := m.score(x); p >= thr {
+			out = append(out, Filler{Word: "(filled pause)", Start: float64(c.i)*hop + 0.02, End: float64(c.j)*hop + 0.02, Kind: "filler", Confidence: p})
+		}
+	}
 	if !a.NoIsolated {
 		out = mergeFillers(append(out, detectIsolated(feats, hop)...))
 	}
 	return out
 }
 
-// detectSteady finds steady voiced stretches: runs of frames that are voiced,
-// within LevelDb of the speech level, whose spectrum changes by at most
-// SplitFluxDb from the frame before (stable formants) and whose pitch moves by
-// at most 2 semitones a frame (gaps of up to 20 ms bridged). A run of MinSec
-// to MaxSec whose pitch spread stays under MaxPitchSemi is a filled pause. A
-// vowel inside a word changes within 50-150 ms; a filled pause holds still.
-func (a *Acoustic) detectSteady(feats []frameFeat, hop float64) []Filler {
-	minSec := orF(a.MinSec, defaultMinSec)
-	maxSec := orF(a.MaxSec, 2.5)
-	maxSemi := orF(a.MaxPitchSemi, defaultMaxPitchSemi)
-	split := orF(a.SplitFluxDb, defaultSplitFluxDb)
-	levelDb := orF(a.LevelDb, defaultLevelDb)
+// fileContext holds the whole-file levels the features are relative to.
+type fileContext struct {
+	top       float64 // speech level: the 95th percentile of the frame levels, dB
+	medPitch  float64 // median pitch of the voiced frames, semitones (re 1 Hz)
+	floor     float64 // frames under this level are pauses, dB
+	medFlux5  float64 // median 50 ms spectral change of the voiced speech frames, dB
+	hasVoiced bool
+}
+
+func (a *Acoustic) params() *candParams {
+	if a.cand != nil {
+		return a.cand
+	}
+	return &defaultCand
+}
+
+func newFileContext(feats []frameFeat, pauseDb float64) fileContext {
 	lv := make([]float64, len(feats))
 	for k, f := range feats {
-		lv[k] = f.db
+		lv[k] = float64(f.db)
 	}
-	top := percentile(lv, 0.95)
+	c := fileContext{top: percentile(lv, 0.95)}
+	c.floor = c.top - pauseDb
+	var ps, fl []float64
+	for _, f := range feats {
+		if f.pitch > 0 && float64(f.db) >= c.top-levelDb {
+			ps = append(ps, semi(f.pitch))
+			fl = append(fl, float64(f.flux5))
+		}
+	}
+	if len(ps) > 0 {
+		c.medPitch = percentile(ps, 0.5)
+		c.medFlux5 = percentile(fl, 0.5)
+		c.hasVoiced = true
+	}
+	return c
+}
+
+func semi(hz float32) float64 { return 12 * math.Log2(float64(hz)) }
+
+// span is a candidate: frames [i, j).
+type span struct{ i, j int }
+
+// candidates returns the steady voiced stretches of a file: runs of voiced
+// frames within levelDb of the speech level whose spectrum changes by at
+// most candFluxDb from one frame to the next and whose pitch moves by at
+// most 2 semitones a frame (gaps of up to 30 ms bridged), at least
+// candMinSec long; runs separated by less than mergeGapSec whose median
+// pitches lie within 2 semitones are joined (a long "uhhh" whose spectrum
+// wobbles once is one filler, not two). Words glide in pitch and change
+// spectrum every few tens of milliseconds; filled pauses hold still, but so
+// do some lengthened vowels: the classifier decides.
+func (a *Acoustic) candidates(feats []frameFeat, hop float64, ctx fileContext) []span {
+	if !ctx.hasVoiced {
+		return nil
+	}
+	cp := a.params()
 	steady := func(k int) bool {
-		return feats[k].pitch > 0 && feats[k].db >= top-levelDb && float64(feats[k].flux) <= split
+		return feats[k].pitch > 0 && float64(feats[k].db) >= ctx.top-levelDb && float64(feats[k].flux) <= cp.flux && float64(feats[k].flux5) <= cp.flux5
 	}
-	const bridge = 2 // frames
-	var out []Filler
+	const bridge = 3 // frames
+	minFrames := int(cp.minSec/hop + 0.5)
+	var runs []span
 	for i := 0; i < len(feats); {
 		if !steady(i) {
 			i++
 			continue
 		}
-		last, gap := i, 0 // last steady frame of the run
+		last, gap := i, 0
 		for k := i + 1; k < len(feats); k++ {
-			if steady(k) && math.Abs(12*math.Log2(feats[k].pitch/feats[last].pitch)) <= 2 {
+			if steady(k) && math.Abs(semi(feats[k].pitch)-semi(feats[last].pitch)) <= 2 {
 				last, gap = k, 0
 				continue
 			}
@@ -271,51 +385,135 @@ func (a *Acoustic) detectSteady(feats []frameFeat, hop float64) []Filler {
 				break
 			}
 		}
-		j := last + 1
-		dur := float64(j-i) * hop
-		if dur >= minSec && dur <= maxSec {
-			var mean, sq float64
-			n := 0
-			for k := i; k < j; k++ {
-				if feats[k].pitch > 0 {
-					p := 12 * math.Log2(feats[k].pitch)
-					mean += p
-					sq += p * p
-					n++
-				}
-			}
-			mean /= float64(n)
-			if sd := math.Sqrt(max(sq/float64(n)-mean*mean, 0)); sd <= maxSemi && a.pauseNear(feats, i, j, top-levelDb, hop) {
-				out = append(out, Filler{Word: "(filled pause)", Start: float64(i)*hop + 0.02, End: float64(j)*hop + 0.02, Kind: "filler", Confidence: 0.5})
+		if last+1-i >= minFrames {
+			runs = append(runs, span{i, last + 1})
+		}
+		i = last + 1
+	}
+	maxGap := int(cp.mergeGap/hop + 0.5)
+	maxFrames := int(candMaxSec/hop + 0.5)
+	var out []span
+	for _, r := range runs {
+		if n := len(out); n > 0 {
+			p := out[n-1]
+			if r.i-p.j <= maxGap && r.j-p.i <= maxFrames && math.Abs(medianSemi(feats, p)-medianSemi(feats, r)) <= 2 {
+				out[n-1].j = r.j
+				continue
 			}
 		}
-		i = j
+		out = append(out, r)
 	}
-	return out
+	// too long to be one filler: a held note, music
+	k := 0
+	for _, r := range out {
+		if r.j-r.i <= maxFrames {
+			out[k] = r
+			k++
+		}
+	}
+	return out[:k]
 }
 
-// pauseNear reports whether a pause of PauseSec (frames under floor) starts
-// or ends within 0.1 s of the run [i, j); true when PauseSec is 0.
-func (a *Acoustic) pauseNear(feats []frameFeat, i, j int, floor, hop float64) bool {
-	if a.PauseSec <= 0 {
-		return true
-	}
-	need := int(a.PauseSec/hop + 0.5)
-	reach := int(0.1/hop + 0.5)
-	quiet := func(from, step int) bool {
-		run := 0
-		for k, n := from, 0; k >= 0 && k < len(feats) && n < reach+need; k, n = k+step, n+1 {
-			if feats[k].db < floor {
-				if run++; run >= need {
-					return true
-				}
-			} else {
-				run = 0
-			}
+func medianSemi(feats []frameFeat, s span) float64 {
+	var v []float64
+	for k := s.i; k < s.j; k++ {
+		if feats[k].pitch > 0 {
+			v = append(v, semi(feats[k].pitch))
 		}
-		return from < 0 || from >= len(feats)
 	}
-	return quiet(i-1, -1) || quiet(j, 1)
+	if len(v) == 0 {
+		return 0
+	}
+	return percentile(v, 0.5)
+}
+
+// The per-candidate features the classifier weighs (segmentFeatures).
+const (
+	fLogDur      = iota // log10 of the duration, s
+	fPitchSD            // pitch standard deviation, semitones
+	fPitchSlope         // pitch slope (least squares), semitones/s
+	fFlux               // mean frame-to-frame spectral change, dB
+	fFlux5              // mean spectral change over 50 ms, dB
+	fLevel              // mean level relative to the speech level, dB
+	fLevelSD            // level standard deviation, dB (envelope flatness)
+	fPauseBefore        // pause just before, s (capped at 0.5)
+	fPauseAfter         // pause just after, s (capped at 0.5)
+	fPitchRel           // median pitch relative to the file's, semitones
+	fVoicing            // mean voicing (normalised autocorrelation)
+	fFlux5Rel           // mean spectral change over 50 ms relative to the file's median
+	nFeatures
+)
+
+// featureNames name the features in reports.
+var featureNames = [nFeatures]string{"log-duration", "pitch-sd", "pitch-slope", "flux", "flux-50ms", "level", "level-sd", "pause-before", "pause-after", "pitch-rel", "voicing", "flux-50ms-rel"}
+
+// segmentFeatures measures candidate s.
+func segmentFeatures(feats []frameFeat, hop float64, ctx fileContext, s span) [nFeatures]float64 {
+	var x [nFeatures]float64
+	n := float64(s.j - s.i)
+	x[fLogDur] = math.Log10(n * hop)
+	var sp, sp2, st, st2, stp, nv, fl, fl5, lv, lv2, corr float64
+	for k := s.i; k < s.j; k++ {
+		f := feats[k]
+		if f.pitch > 0 {
+			p := semi(f.pitch)
+			t := float64(k-s.i) * hop
+			sp += p
+			sp2 += p * p
+			st += t
+			st2 += t * t
+			stp += t * p
+			nv++
+		}
+		fl += float64(f.flux)
+		fl5 += float64(f.flux5)
+		d := float64(f.db) - ctx.top
+		lv += d
+		lv2 += d * d
+		corr += float64(f.corr)
+	}
+	if nv > 0 {
+		mean := sp / nv
+		x[fPitchSD] = math.Sqrt(max(sp2/nv-mean*mean, 0))
+		if den := nv*st2 - st*st; den > 0 {
+			x[fPitchSlope] = (nv*stp - st*sp) / den
+		}
+	}
+	x[fPitchRel] = medianSemi(feats, s) - ctx.medPitch
+	x[fFlux] = fl / n
+	x[fFlux5] = fl5 / n
+	x[fFlux5Rel] = x[fFlux5] / max(ctx.medFlux5, 0.1)
+	x[fLevel] = lv / n
+	x[fLevelSD] = math.Sqrt(max(lv2/n-(lv/n)*(lv/n), 0))
+	x[fVoicing] = corr / n
+	limit := int(0.5/hop + 0.5)
+	k := s.i - 1
+	for ; k >= 0 && s.i-1-k < limit && float64(feats[k].db) < ctx.floor; k-- {
+	}
+	x[fPauseBefore] = float64(s.i-1-k) * hop
+	k = s.j
+	for ; k < len(feats) && k-s.j < limit && float64(feats[k].db) < ctx.floor; k++ {
+	}
+	x[fPauseAfter] = float64(k-s.j) * hop
+	return x
+}
+
+// fillerModel is the classifier: a logistic regression over the
+// standardised features. defaultModel (acoustic_model.go) was trained on the
+// tuning part of testdata/fillers; TestAcousticTrain reproduces it.
+type fillerModel struct {
+	mean, scale, weights [nFeatures]float64
+	bias                 float64
+}
+
+// score returns the probability that a candidate with features x is a
+// filled pause.
+func (m *fillerModel) score(x [nFeatures]float64) float64 {
+	z := m.bias
+	for i := range x {
+		z += m.weights[i] * (x[i] - m.mean[i]) / m.scale[i]
+	}
+	return 1 / (1 + math.Exp(-z))
 }
 
 // detectIsolated finds isolated, steady voiced sounds: an active stretch (frames
@@ -328,10 +526,10 @@ func detectIsolated(feats []frameFeat, hop float64) []Filler {
 	const minSec, maxSec, maxSemi, maxFlux = 0.12, 0.9, 1.2, 4
 	lv := make([]float64, len(feats))
 	for k, f := range feats {
-		lv[k] = f.db
+		lv[k] = float64(f.db)
 	}
 	top := percentile(lv, 0.95)
-	active := func(k int) bool { return feats[k].db >= top-35 }
+	active := func(k int) bool { return float64(feats[k].db) >= top-35 }
 	gapFrames := int(0.1/hop + 0.5)
 	pauseFrames := int(0.15/hop + 0.5)
 	var out []Filler
@@ -365,7 +563,7 @@ func detectIsolated(feats []frameFeat, hop float64) []Filler {
 			voiced := 0
 			for k := i; k < j; k++ {
 				if feats[k].pitch > 0 {
-					p := 12 * math.Log2(feats[k].pitch)
+					p := semi(feats[k].pitch)
 					mean += p
 					sq += p * p
 					voiced++

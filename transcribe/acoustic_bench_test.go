@@ -3,12 +3,16 @@ package transcribe
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mjibson/go-dsp/fft"
+	"gonum.org/v1/gonum/dsp/fourier"
 
 	"github.com/autocut-dev/autocut/dsp"
 )
@@ -98,5 +102,31 @@ func BenchmarkAcousticLong(b *testing.B) {
 		b.ReportMetric(heapMB, "peak-heap-MB")
 		b.Logf("%.1f h: %v, %.0fx realtime, %d frames, %d filled pauses, peak heap +%.1f MB", *acousticHours, el.Round(time.Millisecond),
 			*acousticHours*3600/el.Seconds(), len(feats), len(found), heapMB)
+	}
+}
+
+// BenchmarkFFT compares the real FFT the detector uses (gonum, buffers
+// preallocated) with go-dsp's FFTReal, which it replaced, at the detector's
+// two sizes.
+func BenchmarkFFT(b *testing.B) {
+	for _, n := range []int{512, 1024} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = math.Sin(float64(i) * 0.1)
+		}
+		b.Run(fmt.Sprintf("gonum/%d", n), func(b *testing.B) {
+			f := fourier.NewFFT(n)
+			dst := make([]complex128, n/2+1)
+			b.ReportAllocs()
+			for b.Loop() {
+				f.Coefficients(dst, x)
+			}
+		})
+		b.Run(fmt.Sprintf("go-dsp/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				fft.FFTReal(x)
+			}
+		})
 	}
 }
