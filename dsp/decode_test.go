@@ -2,6 +2,7 @@ package dsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -150,6 +152,56 @@ func TestProbeVideo(t *testing.T) {
 	}
 	if math.Abs(info.StartTimecode-3600) > 0.1 {
 		t.Errorf("start timecode %.3f s, want about 3600 (01:00:00;00 drop-frame)", info.StartTimecode)
+	}
+}
+
+// TestVideoFrameSize: the probe and the analysis report the frame size a
+// player shows: 640x360, a portrait 1080x1920 stream, and a 640x360 stream
+// stored with a 90-degree display rotation (as phones record portrait),
+// which plays as 360x640. Audio-only inputs have no size.
+func TestVideoFrameSize(t *testing.T) {
+	ctx := context.Background()
+	gen := func(name, size string) string {
+		return ffmpegGen(t, name, "-f", "lavfi", "-i", "testsrc2=size="+size+":rate=25:duration=1",
+			"-f", "lavfi", "-i", "sine=f=440:d=1", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
+	}
+	small := gen("small.mp4", "640x360")
+	rotated := filepath.Join(t.TempDir(), "rotated.mp4")
+	if b, err := exec.Command("ffmpeg", "-v", "error", "-i", small, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	for _, c := range []struct {
+		name string
+		path string
+		w, h int
+	}{
+		{"640x360", small, 640, 360},
+		{"portrait 1080x1920", gen("tall.mp4", "1080x1920"), 1080, 1920},
+		{"640x360 rotated 90", rotated, 360, 640},
+		{"audio only", ffmpegGen(t, "a.m4a", "-f", "lavfi", "-i", "sine=d=1"), 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info, err := Probe(ctx, c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := AnalyzeFile(ctx, c.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Width != c.w || info.Height != c.h || a.Input.Width != c.w || a.Input.Height != c.h {
+				t.Errorf("probe %dx%d, analysis %dx%d, want %dx%d", info.Width, info.Height, a.Input.Width, a.Input.Height, c.w, c.h)
+			}
+			b, _ := json.Marshal(a.Input)
+			if want := fmt.Sprintf(`"width":%d,"height":%d`, c.w, c.h); c.w > 0 && !strings.Contains(string(b), want) {
+				t.Errorf("analysis JSON %s lacks %s", b, want)
+			} else if c.w == 0 && strings.Contains(string(b), "width") {
+				t.Errorf("audio-only analysis JSON %s has a width", b)
+			}
+		})
+	}
+	if !rotatedQuarter("", []probeSideData{{Rotation: -90}}) || !rotatedQuarter("270", nil) || rotatedQuarter("180", nil) || rotatedQuarter("", []probeSideData{{Rotation: 180}}) {
+		t.Errorf("rotatedQuarter: quarter turns are ±90 and 270 degrees only")
 	}
 }
 

@@ -53,6 +53,9 @@ type probeJSON struct {
 		Channels      int               `json:"channels"`
 		BitsPerRaw    string            `json:"bits_per_raw_sample"`
 		BitsPerSample int               `json:"bits_per_sample"`
+		Width         int               `json:"width"`
+		Height        int               `json:"height"`
+		SideData      []probeSideData   `json:"side_data_list"`
 		RFrameRate    string            `json:"r_frame_rate"`
 		AvgFrameRate  string            `json:"avg_frame_rate"`
 		NbFrames      string            `json:"nb_frames"`
@@ -65,6 +68,12 @@ type probeJSON struct {
 		Duration string            `json:"duration"`
 		Tags     map[string]string `json:"tags"`
 	} `json:"format"`
+}
+
+// probeSideData is one entry of a stream's side data (a display matrix
+// carries the rotation a player applies, in degrees).
+type probeSideData struct {
+	Rotation float64 `json:"rotation"`
 }
 
 // Probe asks ffprobe what path holds: container, first audio stream, video
@@ -110,6 +119,10 @@ func (d FFmpegDecoder) Probe(ctx context.Context, path string) (Info, error) {
 					info.FrameRate = avg
 				}
 				info.VideoFrames, _ = strconv.ParseInt(s.NbFrames, 10, 64)
+				info.Width, info.Height = s.Width, s.Height
+				if rotatedQuarter(s.Tags["rotate"], s.SideData) {
+					info.Width, info.Height = s.Height, s.Width
+				}
 				if tc, ok := s.Tags["timecode"]; ok {
 					info.StartTimecode = parseTimecode(tc, info.FrameRate)
 				}
@@ -144,6 +157,25 @@ func (d FFmpegDecoder) Probe(ctx context.Context, path string) (Info, error) {
 		info.Duration, _ = strconv.ParseFloat(a.Duration, 64)
 	}
 	return info, nil
+}
+
+// rotatedQuarter reports whether a video stream is stored turned by 90 or
+// 270 degrees: a display matrix's rotation (ffprobe's side data) or the
+// older "rotate" tag.
+func rotatedQuarter(tag string, side []probeSideData) bool {
+	quarter := func(deg float64) bool {
+		d := math.Mod(math.Abs(math.Round(deg)), 180)
+		return d == 90
+	}
+	for _, sd := range side {
+		if quarter(sd.Rotation) {
+			return true
+		}
+	}
+	if deg, err := strconv.ParseFloat(tag, 64); err == nil {
+		return quarter(deg)
+	}
+	return false
 }
 
 // containerName turns ffprobe's format list ("mov,mp4,m4a,3gp,3g2,mj2") into one name.

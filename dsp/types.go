@@ -69,6 +69,11 @@ type Info struct {
 	Channels      int     `json:"channels"`      // 1..8
 	Duration      float64 `json:"duration"`      // seconds; after a full decode, the real decoded duration
 	BitsPerSample int     `json:"bitsPerSample"` // source sample depth (0 when not meaningful, e.g. lossy)
+	// Width and Height are the video's frame size in pixels as a player
+	// shows it (swapped when the stream is stored rotated by 90 or 270
+	// degrees, as phones record portrait video); 0 for audio-only inputs.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
 
 	// Frames is the number of sample frames when known up front, else -1.
 	Frames int64 `json:"-"`

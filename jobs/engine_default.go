@@ -20,7 +20,7 @@ func (libEngine) Probe(ctx context.Context, path string) (dsp.Info, error) {
 }
 
 // Analyze decodes and analyses path; for video it also keeps the probed
-// frame rate and timecode, which the audio decoders do not know.
+// frame rate, frame size and timecode, which the audio decoders do not know.
 func (libEngine) Analyze(ctx context.Context, path string, progress dsp.Progress) (*dsp.Analysis, error) {
 	a, err := dsp.AnalyzeFile(ctx, path, progress)
 	if err != nil {
@@ -29,6 +29,7 @@ func (libEngine) Analyze(ctx context.Context, path string, progress dsp.Progress
 	if a.Input.Type == "video" || a.Input.FrameRate.Num == 0 {
 		if info, perr := dsp.Probe(ctx, path); perr == nil && info.Type == "video" {
 			a.Input.Type, a.Input.FrameRate, a.Input.VideoFrames = info.Type, info.FrameRate, info.VideoFrames
+			a.Input.Width, a.Input.Height = info.Width, info.Height
 			if a.Input.StartTimecode == 0 {
 				a.Input.StartTimecode = info.StartTimecode
 			}

@@ -89,6 +89,7 @@ func runAnalyze(ctx context.Context, e env) error {
 		if a.Input.Type == "video" && a.Input.FrameRate.Num == 0 {
 			if info, err := dsp.Probe(ctx, in); err == nil {
 				a.Input.FrameRate, a.Input.StartTimecode = info.FrameRate, info.StartTimecode
+				a.Input.Width, a.Input.Height = info.Width, info.Height
 			}
 		}
 		st := newStager(e.cleanup, ow.yes)

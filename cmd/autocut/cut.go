@@ -135,6 +135,7 @@ func runCut(ctx context.Context, e env) error {
 		// The decoders that read the audio do not always know the frame rate.
 		if info, perr := dsp.Probe(ctx, in); perr == nil {
 			a.Input.FrameRate, a.Input.VideoFrames, a.Input.Type = info.FrameRate, info.VideoFrames, info.Type
+			a.Input.Width, a.Input.Height = info.Width, info.Height
 		}
 	}
 	if transcode.ContainerOf(o.Format) == "mp4" && a.Input.Type != "video" {
