@@ -40,7 +40,12 @@ func (e *edit) edlParts() [][]Segment {
 
 // writeEDL writes a CMX 3600 list of segs. Record timecode starts at
 // 01:00:00:00, the usual programme start, and runs on across split lists; source timecode is the media's start
-// timecode plus the frame. Part numbers name split lists.
+// timecode plus the frame. Part numbers name split lists. Each event is
+// followed by the comment lines through which editors link it to its
+// media, as CMX 3600 itself has only the reel: "* FROM CLIP NAME:" (the
+// file name: Premiere, Resolve, Avid), "* FROM FILE:" (the media path:
+// OpenTimelineIO and Nucoda read it as the clip's media reference) and
+// "* SOURCE FILE:" (the same path, as Avid and Resolve write it).
 func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	bw := bufio.NewWriter(w)
 	title := e.title
@@ -59,7 +64,11 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	// Each event is built in one reused buffer: fixed columns are
 	// event (3), reel (8), track (5), transition (8), then four timecodes.
 	tracks := e.edlTracks()
-	line := make([]byte, 0, 160)
+	source := e.m.Path
+	if source == "" {
+		source = e.m.File
+	}
+	line := make([]byte, 0, 160+2*len(source))
 	pad := func(b []byte, s string, w int) []byte {
 		b = append(b, s...)
 		for i := len(s); i < w; i++ {
@@ -90,6 +99,10 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 			line = appendTimecode(line, recStart+s.RecOut, e.fps, e.drop)
 			line = append(line, "\n* FROM CLIP NAME: "...)
 			line = append(line, e.m.File...)
+			line = append(line, "\n* FROM FILE: "...)
+			line = append(line, source...)
+			line = append(line, "\n* SOURCE FILE: "...)
+			line = append(line, source...)
 			line = append(line, "\n\n"...)
 			if _, err := bw.Write(line); err != nil {
 				return err

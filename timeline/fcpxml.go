@@ -34,14 +34,21 @@ func fcpTime(frames int64, r rateGrid) string {
 
 type rateGrid struct{ Num, Den int64 }
 
-// fcpFormatName names FCP's built-in 1080p format for a rate ("" when none).
-func fcpFormatName(num, den int64) string {
-	names := map[[2]int64]string{{24000, 1001}: "2398", {24, 1}: "24", {25, 1}: "25", {30000, 1001}: "2997",
+// fcpFormatName names Final Cut Pro's built-in video format for a frame
+// size and rate ("FFVideoFormat1080p2997", "FFVideoFormat3840x2160p25"),
+// or returns "" when FCP has none: the format is then written without a
+// name, as FCP itself exports a project of custom size, and its width,
+// height and frameDuration define it.
+func fcpFormatName(w, h int, num, den int64) string {
+	rates := map[[2]int64]string{{24000, 1001}: "2398", {24, 1}: "24", {25, 1}: "25", {30000, 1001}: "2997",
 		{30, 1}: "30", {50, 1}: "50", {60000, 1001}: "5994", {60, 1}: "60"}
-	if n, ok := names[[2]int64{num, den}]; ok {
-		return "FFVideoFormat1080p" + n
+	sizes := map[[2]int]string{{1920, 1080}: "1080p", {1280, 720}: "720p", {3840, 2160}: "3840x2160p", {4096, 2160}: "4096x2160p"}
+	r, ok1 := rates[[2]int64{num, den}]
+	sz, ok2 := sizes[[2]int{w, h}]
+	if !ok1 || !ok2 {
+		return ""
 	}
-	return ""
+	return "FFVideoFormat" + sz + r
 }
 
 // fcpAudioRate is the sequence audioRate value FCPXML allows for a rate.
@@ -84,11 +91,12 @@ func (e *edit) writeFCPXML(w io.Writer) error {
 		tcFormat = "DF"
 	}
 	fmt.Fprintf(bw, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE fcpxml>\n<fcpxml version=\"%s\">\n  <resources>\n", v)
-	name := fcpFormatName(g.Num, g.Den)
+	width, height := e.frameSize()
+	name := fcpFormatName(width, height, g.Num, g.Den)
 	if name != "" {
 		name = ` name="` + name + `"`
 	}
-	fmt.Fprintf(bw, "    <format id=\"r1\"%s frameDuration=\"%s\" width=\"1920\" height=\"1080\" colorSpace=\"1-1-1 (Rec. 709)\"/>\n", name, fcpTime(1, g))
+	fmt.Fprintf(bw, "    <format id=\"r1\"%s frameDuration=\"%s\" width=\"%d\" height=\"%d\" colorSpace=\"1-1-1 (Rec. 709)\"/>\n", name, fcpTime(1, g), width, height)
 	// The asset's extent: whole frames for video, whole samples for audio.
 	dur := fcpTime(e.last, g)
 	if !e.m.HasVideo && e.m.SampleRate > 0 {

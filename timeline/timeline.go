@@ -80,6 +80,7 @@ type Media struct {
 	Channels      int          // audio channels
 	HasVideo      bool         // video+audio source
 	FrameRate     dsp.Rational // the video's exact rate
+	Width, Height int          // the video's frame size in pixels (0: unknown, written as 1920x1080)
 	StartTimecode float64      // source start timecode, seconds
 }
 
@@ -94,6 +95,7 @@ func MediaFromInfo(info dsp.Info, mediaPath string) Media {
 		Name: strings.TrimSuffix(file, filepath.Ext(file)), File: file, Path: mediaPath,
 		Duration: info.Duration, SampleRate: info.SampleRate, Channels: info.Channels,
 		HasVideo: info.Type == "video" && info.FrameRate.Num > 0, FrameRate: info.FrameRate, StartTimecode: info.StartTimecode,
+		Width: info.Width, Height: info.Height,
 	}
 }
 
@@ -173,6 +175,16 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 		e.title = m.Name + " (cut)"
 	}
 	return e, nil
+}
+
+// frameSize is the video frame size the timelines declare: the media's,
+// or 1920x1080 for audio-only media and video of unknown size (editors
+// need a video format for every sequence).
+func (e *edit) frameSize() (w, h int) {
+	if e.m.HasVideo && e.m.Width > 0 && e.m.Height > 0 {
+		return e.m.Width, e.m.Height
+	}
+	return 1920, 1080
 }
 
 // total returns the record length in frames.

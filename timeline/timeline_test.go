@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,6 +61,12 @@ func cases() []tcase {
 	va := []dsp.Range{{Start: 1.5, End: 4.2}, {Start: 10.0, End: 12.5}, {Start: 30.03, End: 33.0}}
 	unicode := audio
 	unicode.Name, unicode.File, unicode.Path = "Épisode 3 – café", "Épisode 3 – café.wav", "/Users/zoé/Mes Podcasts/Épisode 3 – café.wav"
+	small := video(ntsc30, 120)
+	small.Width, small.Height, small.Name, small.File, small.Path = 640, 360, "webcam", "webcam.mp4", "/home/me/Videos/webcam.mp4"
+	tall := video(dsp.Rational{Num: 30, Den: 1}, 60)
+	tall.Width, tall.Height, tall.Name, tall.File, tall.Path = 1080, 1920, "story", "story.mov", "/home/me/Videos/story.mov"
+	phone := mono
+	phone.SampleRate, phone.Name, phone.File, phone.Path = 8000, "call", "call.wav", "/data/call.wav"
 	withTC := video(ntsc30, 3600*1001.0/30000)
 	withTC.StartTimecode = 3600 * 1001 / 1000.0 // 01:00:00;00 drop-frame area
 	return []tcase{
@@ -73,6 +80,9 @@ func cases() []tcase {
 		{"one_range", []dsp.Range{{Start: 0.25, End: 599.5}}, audio, Options{}},
 		{"ranges1500", manyRanges(1500, 3000), Media{Name: "long", File: "long.wav", Path: "/srv/long.wav", Duration: 3000, SampleRate: 48000, Channels: 2}, Options{}},
 		{"path_unicode_spaces", []dsp.Range{{Start: 2.0, End: 65.5}}, unicode, Options{Rate: ntsc30}},
+		{"video640x360", va, small, Options{}},
+		{"video_vertical", va, tall, Options{}},
+		{"audio8k_mono", []dsp.Range{{Start: 0.5, End: 3.3}, {Start: 4.1, End: 9.75}}, phone, Options{}},
 	}
 }
 
@@ -184,7 +194,10 @@ func checkFCPXML(t *testing.T, b []byte, e *edit) []Segment {
 	var doc struct {
 		Version string `xml:"version,attr"`
 		Format  struct {
+			Name          string `xml:"name,attr"`
 			FrameDuration string `xml:"frameDuration,attr"`
+			Width         int    `xml:"width,attr"`
+			Height        int    `xml:"height,attr"`
 		} `xml:"resources>format"`
 		Asset struct {
 			Start string `xml:"start,attr"`
@@ -216,6 +229,14 @@ func checkFCPXML(t *testing.T, b []byte, e *edit) []Segment {
 	if fcpFrames(t, doc.Format.FrameDuration, e.rate) != 1 {
 		t.Errorf("frameDuration %s", doc.Format.FrameDuration)
 	}
+	if w, h := wantSize(e.m); doc.Format.Width != w || doc.Format.Height != h {
+		t.Errorf("format %dx%d, want %dx%d", doc.Format.Width, doc.Format.Height, w, h)
+	}
+	// A built-in name only where it says the same size (1080p, 720p, ...).
+	if n := doc.Format.Name; n != "" && !strings.HasPrefix(n, "FFVideoFormat"+map[int]string{1080: "1080p", 720: "720p"}[doc.Format.Height]) &&
+		!strings.HasPrefix(n, fmt.Sprintf("FFVideoFormat%dx%dp", doc.Format.Width, doc.Format.Height)) {
+		t.Errorf("format name %q for %dx%d", n, doc.Format.Width, doc.Format.Height)
+	}
 	tc := fcpFrames(t, doc.Asset.Start, e.rate)
 	var out []Segment
 	for _, c := range doc.Seq.Clips {
@@ -228,7 +249,19 @@ func checkFCPXML(t *testing.T, b []byte, e *edit) []Segment {
 	return out
 }
 
+// wantSize is the frame size a timeline must declare for m.
+func wantSize(m Media) (int, int) {
+	if m.HasVideo && m.Width > 0 {
+		return m.Width, m.Height
+	}
+	return 1920, 1080
+}
+
 func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
+	type size struct {
+		Width  int `xml:"width"`
+		Height int `xml:"height"`
+	}
 	type clip struct {
 		ID    string `xml:"id,attr"`
 		Start int64  `xml:"start"`
@@ -239,6 +272,8 @@ func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
 			ID      string `xml:"id,attr"`
 			PathURL string `xml:"pathurl"`
 			Name    string `xml:"name"`
+			Video   size   `xml:"media>video>samplecharacteristics"`
+			Rate    int    `xml:"media>audio>samplecharacteristics>samplerate"`
 		} `xml:"file"`
 		Rate struct {
 			Timebase int64  `xml:"timebase"`
@@ -246,8 +281,12 @@ func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
 		} `xml:"rate"`
 	}
 	var doc struct {
-		Version string `xml:"version,attr"`
-		Video   []struct {
+		Version  string `xml:"version,attr"`
+		SeqVideo size   `xml:"sequence>media>video>format>samplecharacteristics"`
+		SeqAudio struct {
+			Rate int `xml:"samplerate"`
+		} `xml:"sequence>media>audio>format>samplecharacteristics"`
+		Video []struct {
 			Clips []clip `xml:"clipitem"`
 		} `xml:"sequence>media>video>track"`
 		Audio []struct {
@@ -256,6 +295,19 @@ func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
 	}
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
+	}
+	if e.m.HasVideo {
+		w, h := wantSize(e.m)
+		if doc.SeqVideo != (size{w, h}) {
+			t.Errorf("sequence frame size %+v, want %dx%d", doc.SeqVideo, w, h)
+		}
+	}
+	seqRate := e.m.SampleRate
+	if !slices.Contains([]int{32000, 44100, 48000, 88200, 96000}, seqRate) {
+		seqRate = 48000
+	}
+	if doc.SeqAudio.Rate != seqRate {
+		t.Errorf("sequence sample rate %d, want %d (source %d Hz)", doc.SeqAudio.Rate, seqRate, e.m.SampleRate)
 	}
 	wantAudio := 2
 	if e.m.Channels == 1 {
@@ -283,6 +335,10 @@ func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
 		ids[c.ID] = true
 		if c.File.PathURL != "" {
 			full++
+			// The file is described as it is: its own size and sample rate.
+			if w, h := wantSize(e.m); e.m.HasVideo && c.File.Video != (size{w, h}) || c.File.Rate != e.m.SampleRate {
+				t.Errorf("file %dx%d at %d Hz, want %dx%d at %d Hz", c.File.Video.Width, c.File.Video.Height, c.File.Rate, w, h, e.m.SampleRate)
+			}
 			if strings.HasPrefix(e.m.Path, "/") && !strings.HasPrefix(c.File.PathURL, "file://localhost/") || strings.ContainsAny(c.File.PathURL, " é") {
 				t.Errorf("pathurl %q", c.File.PathURL)
 			}
@@ -317,7 +373,7 @@ func checkEDL(t *testing.T, path string, e *edit) []Segment {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	var out []Segment
-	events, lastEvent := 0, -1
+	events, lastEvent, sources := 0, -1, 0
 	fcm := ""
 	for i := 0; sc.Scan(); i++ {
 		l := sc.Text()
@@ -325,9 +381,15 @@ func checkEDL(t *testing.T, path string, e *edit) []Segment {
 		case strings.HasPrefix(l, "FCM: "):
 			fcm = l
 		case strings.HasPrefix(l, "* FROM CLIP NAME: "):
-			if lastEvent != i-1 {
-				t.Errorf("clip name line %d does not follow an event", i)
+			if lastEvent != i-1 || l != "* FROM CLIP NAME: "+e.m.File {
+				t.Errorf("clip name line %d %q does not follow an event or does not name %s", i, l, e.m.File)
 			}
+		case strings.HasPrefix(l, "* FROM FILE: "), strings.HasPrefix(l, "* SOURCE FILE: "):
+			// The source file, the media's path, on the lines after the clip name.
+			if _, p, _ := strings.Cut(l, ": "); p != e.m.Path || lastEvent < i-3 {
+				t.Errorf("line %d %q: want the path %q on the lines after an event", i, l, e.m.Path)
+			}
+			sources++
 		case edlEvent.MatchString(l):
 			m := edlEvent.FindStringSubmatch(l)
 			events++
@@ -357,6 +419,9 @@ func checkEDL(t *testing.T, path string, e *edit) []Segment {
 		default:
 			t.Errorf("unexpected EDL line %q", l)
 		}
+	}
+	if sources != 2*events {
+		t.Errorf("%d source file lines for %d events, want two each", sources, events)
 	}
 	if events > edlMaxEvents {
 		t.Errorf("%d events in one EDL", events)
@@ -624,6 +689,33 @@ func BenchmarkFormatAll3h(b *testing.B) {
 			if err := e.writeEDL(io.Discard, p, i+1, 11); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestFormatNamesAndRates: FCP's built-in names only for its own sizes and
+// rates (others are custom formats, unnamed); Premiere's sequence rate is
+// the source's where the editors offer it, else 48 kHz.
+func TestFormatNamesAndRates(t *testing.T) {
+	for _, c := range []struct {
+		w, h int
+		rate dsp.Rational
+		want string
+	}{
+		{1920, 1080, ntsc30, "FFVideoFormat1080p2997"},
+		{1280, 720, dsp.Rational{Num: 50, Den: 1}, "FFVideoFormat720p50"},
+		{3840, 2160, ntsc24, "FFVideoFormat3840x2160p2398"},
+		{640, 360, ntsc30, ""},
+		{1080, 1920, dsp.Rational{Num: 30, Den: 1}, ""},
+		{1920, 1080, dsp.Rational{Num: 15, Den: 1}, ""},
+	} {
+		if got := fcpFormatName(c.w, c.h, c.rate.Num, c.rate.Den); got != c.want {
+			t.Errorf("%dx%d at %s: %q, want %q", c.w, c.h, c.rate, got, c.want)
+		}
+	}
+	for hz, want := range map[int]int{8000: 48000, 16000: 48000, 22050: 48000, 32000: 32000, 44100: 44100, 48000: 48000, 96000: 96000, 192000: 48000} {
+		if got := sequenceSampleRate(hz); got != want {
+			t.Errorf("sequence rate for %d Hz: %d, want %d", hz, got, want)
 		}
 	}
 }

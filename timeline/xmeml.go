@@ -36,6 +36,7 @@ func (e *edit) writeXMEML(w io.Writer) error {
 	if e.m.Channels == 1 {
 		audioTracks = 1
 	}
+	width, height := e.frameSize()
 	n := len(e.segs)
 	// clipitem ids: video 1..n, then audio track t (0-based) t*n+1.. after the video ones.
 	id := func(track, i int) int { return track*n + i + 1 } // track 0 = video when present
@@ -55,7 +56,7 @@ func (e *edit) writeXMEML(w io.Writer) error {
 		fmt.Fprintf(&b, "<file id=\"file-1\"><name>%s</name><pathurl>%s</pathurl>%s<duration>%d</duration>", attr(e.m.File), attr(pathURL(e.m.Path)), rate, e.last)
 		fmt.Fprintf(&b, "<timecode>%s<string>%s</string><frame>%d</frame><displayformat>%s</displayformat></timecode><media>", rate, Timecode(e.tc, e.fps, e.drop), e.tc, df)
 		if e.m.HasVideo {
-			fmt.Fprintf(&b, "<video><samplecharacteristics>%s<width>1920</width><height>1080</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></video>", rate)
+			fmt.Fprintf(&b, "<video><samplecharacteristics>%s<width>%d</width><height>%d</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></video>", rate, width, height)
 		}
 		fmt.Fprintf(&b, "<audio><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics><channelcount>%d</channelcount></audio></media></file>", e.m.SampleRate, max(e.m.Channels, 1))
 		return b.String()
@@ -116,7 +117,7 @@ func (e *edit) writeXMEML(w io.Writer) error {
 		return err
 	}
 	if e.m.HasVideo {
-		fmt.Fprintf(bw, "      <video>\n        <format><samplecharacteristics>%s<width>1920</width><height>1080</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n        <track>\n", rate)
+		fmt.Fprintf(bw, "      <video>\n        <format><samplecharacteristics>%s<width>%d</width><height>%d</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n        <track>\n", rate, width, height)
 		for i := range e.segs {
 			if err := clip(id(0, i), i, "", ""); err != nil {
 				return err
@@ -124,7 +125,7 @@ func (e *edit) writeXMEML(w io.Writer) error {
 		}
 		fmt.Fprint(bw, "        </track>\n      </video>\n")
 	}
-	fmt.Fprintf(bw, "      <audio>\n        <numOutputChannels>%d</numOutputChannels>\n        <format><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics></format>\n", audioTracks, e.m.SampleRate)
+	fmt.Fprintf(bw, "      <audio>\n        <numOutputChannels>%d</numOutputChannels>\n        <format><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics></format>\n", audioTracks, sequenceSampleRate(e.m.SampleRate))
 	for t := 0; t < audioTracks; t++ {
 		attrs, trackAttrs := "", ""
 		if audioTracks == 2 {
@@ -142,6 +143,18 @@ func (e *edit) writeXMEML(w io.Writer) error {
 	}
 	fmt.Fprint(bw, "      </audio>\n    </media>\n  </sequence>\n</xmeml>\n")
 	return bw.Flush()
+}
+
+// sequenceSampleRate is the sequence's audio rate: the source's when the
+// editors' sequence settings offer it (Premiere Pro and Final Cut Pro 7:
+// 32, 44.1, 48, 88.2 and 96 kHz), else 48 kHz, as FCPXML does. The file
+// element keeps the source's own rate; the editor resamples.
+func sequenceSampleRate(hz int) int {
+	switch hz {
+	case 32000, 44100, 48000, 88200, 96000:
+		return hz
+	}
+	return 48000
 }
 
 func boolInt(b bool) int {
