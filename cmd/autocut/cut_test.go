@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -92,4 +94,131 @@ func probeDur(t *testing.T, path string) float64 {
 		t.Fatalf("duration %q", b)
 	}
 	return d
+}
+
+// TestTimelinesReferenceAbsoluteInput: by default the timelines of analyze
+// and cut reference the input by its absolute path (given relative on the
+// command line, with a space in its name), as a file:// URL in the XML
+// formats and OTIO and as a path in the EDL; --timeline-media-path
+// replaces it.
+func TestTimelinesReferenceAbsoluteInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "my talk.wav")
+	b, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+		"sine=f=440:d=6:sample_rate=16000", "-af", "volume='if(between(t,2,4),0,0.3)':eval=frame", in).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	t.Chdir(dir)
+	url := "file://" + strings.ReplaceAll(filepath.ToSlash(in), " ", "%20")
+	want := map[string]string{
+		".fcpxml": `src="` + url + `"`,
+		".xml":    "<pathurl>file://localhost/" + strings.TrimPrefix(url, "file:///") + "</pathurl>",
+		".otio":   `"target_url": "` + url + `"`,
+		".edl":    "* FROM FILE: " + in + "\n* SOURCE FILE: " + in + "\n",
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		tl   string
+	}{
+		{"cut", []string{"cut", "-o", "out/cut.wav", "--timelines", "all", "my talk.wav"}, "out"},
+		{"analyze", []string{"analyze", "--timelines", "all", "--timeline-dir", "tl", "my talk.wav"}, "tl"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+			var out, errb bytes.Buffer
+			if code := run(context.Background(), c.args, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			for ext, w := range want {
+				b, err := os.ReadFile(filepath.Join(dir, c.tl, "my talk-autocut"+ext))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(b), w) {
+					t.Errorf("%s does not reference %s:\n%s", ext, w, b)
+				}
+			}
+		})
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"analyze", "--timelines", "edl", "--timeline-dir", "other", "--timeline-media-path", `D:\media\my talk.wav`, "my talk.wav"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "other", "my talk-autocut.edl")); !strings.Contains(string(b), `* FROM FILE: D:\media\my talk.wav`) {
+		t.Errorf("--timeline-media-path not in the EDL:\n%s", b)
+	}
+}
+
+// TestTimelinesDescribeTheSource: from generated media through analyze:
+// a 640x360 and a portrait 1080x1920 video report their size in the
+// analysis and their FCPXML and Premiere XML say that size; an 8 kHz
+// recording's Premiere sequence runs at 48 kHz (its file at 8 kHz); the
+// EDL names the source file.
+func TestTimelinesDescribeTheSource(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(name string, args ...string) string {
+		p := filepath.Join(dir, name)
+		if b, err := exec.Command("ffmpeg", append(append([]string{"-v", "error"}, args...), p)...).CombinedOutput(); err != nil {
+			t.Fatalf("ffmpeg: %v: %s", err, b)
+		}
+		return p
+	}
+	speech := "volume='if(between(t,1.5,3),0,0.3)':eval=frame"
+	video := func(name, size string) string {
+		return gen(name, "-f", "lavfi", "-i", "testsrc2=size="+size+":rate=30000/1001:duration=4", "-f", "lavfi", "-i", "sine=f=440:d=4",
+			"-af", speech, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
+	}
+	for _, c := range []struct {
+		name, path string
+		w, h, rate int
+		seqRate    string
+	}{
+		{"640x360", video("small.mp4", "640x360"), 640, 360, 44100, "44100"},
+		{"vertical", video("tall.mp4", "1080x1920"), 1080, 1920, 44100, "44100"},
+		{"8 kHz", gen("call.wav", "-f", "lavfi", "-i", "sine=f=440:d=4:sample_rate=8000", "-af", speech), 0, 0, 8000, "48000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tl := filepath.Join(dir, "tl-"+c.name)
+			var out, errb bytes.Buffer
+			if code := run(context.Background(), []string{"analyze", "--timelines", "fcpxml,premiere,edl", "--timeline-dir", tl, c.path}, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			var a struct {
+				Input struct{ Width, Height, SampleRate int }
+			}
+			if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+				t.Fatal(err)
+			}
+			if a.Input.Width != c.w || a.Input.Height != c.h || a.Input.SampleRate != c.rate {
+				t.Errorf("analysis input %+v, want %dx%d at %d Hz", a.Input, c.w, c.h, c.rate)
+			}
+			stem := strings.TrimSuffix(filepath.Base(c.path), filepath.Ext(c.path))
+			read := func(ext string) string {
+				b, err := os.ReadFile(filepath.Join(tl, stem+"-autocut"+ext))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			fcp, xmeml, edl := read(".fcpxml"), read(".xml"), read(".edl")
+			if c.w > 0 {
+				if w := fmt.Sprintf(`width="%d" height="%d"`, c.w, c.h); !strings.Contains(fcp, w) {
+					t.Errorf("FCPXML lacks %s:\n%s", w, fcp)
+				}
+				if w := fmt.Sprintf("<width>%d</width><height>%d</height>", c.w, c.h); strings.Count(xmeml, w) != 2 || strings.Contains(xmeml, "<width>1920</width>") {
+					t.Errorf("Premiere XML: sequence and file should both say %s:\n%s", w, xmeml)
+				}
+			}
+			seq := "<format><samplecharacteristics><depth>16</depth><samplerate>" + c.seqRate + "</samplerate>"
+			file := fmt.Sprintf("<samplerate>%d</samplerate></samplecharacteristics><channelcount>", c.rate)
+			if !strings.Contains(xmeml, seq) || !strings.Contains(xmeml, file) {
+				t.Errorf("Premiere XML: want the sequence at %s Hz and the file at %d Hz:\n%s", c.seqRate, c.rate, xmeml)
+			}
+			if !strings.Contains(edl, "* FROM CLIP NAME: "+filepath.Base(c.path)+"\n* FROM FILE: "+c.path+"\n* SOURCE FILE: "+c.path+"\n") {
+				t.Errorf("EDL does not name its source %s:\n%s", c.path, edl)
+			}
+		})
+	}
 }

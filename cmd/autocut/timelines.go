@@ -21,7 +21,7 @@ func (t *timelineFlags) register(c *cmdFlags, dirDefault string) {
 	c.StringVar(&t.kinds, "timelines", "", "timeline `kinds` to write: fcpxml,premiere,edl,otio,csv (or all)")
 	c.StringVar(&t.dir, "timeline-dir", "", "`directory` for timeline files, named <input name>-autocut.<ext> (default: "+dirDefault+")")
 	c.StringVar(&t.rate, "timeline-rate", "30", "edit `rate` for audio-only inputs: 23.976, 24, 25, 29.97, 30, 50, 59.94, 60")
-	c.StringVar(&t.mediaPath, "timeline-media-path", "", "`path` of the original on the editing machine (default: the input's path relative to the timeline)")
+	c.StringVar(&t.mediaPath, "timeline-media-path", "", "`path` of the original on the editing machine (default: the input's absolute path, written as a file:// URL)")
 	c.StringVar(&t.fcpxmlVersion, "fcpxml-version", "1.10", "FCPXML `version`: "+strings.Join(timeline.FCPXMLVersions, ", "))
 	c.BoolVar(&t.dropFrame, "drop-frame", false, "drop-frame timecode in EDLs and XML (29.97 and 59.94 only)")
 }
@@ -84,15 +84,14 @@ func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Rang
 	}
 	mediaPath := t.mediaPath
 	if mediaPath == "" {
-		// Relative to the timeline, where the editor resolves it.
-		mediaPath = filepath.Base(inputPath)
-		if absIn, err := filepath.Abs(inputPath); err == nil {
-			if absDir, err := filepath.Abs(dir); err == nil {
-				if rel, err := filepath.Rel(absDir, absIn); err == nil {
-					mediaPath = rel
-				}
-			}
+		// The input's absolute path: the timelines hold it as a file://
+		// URL (the EDL as a path), which the editor opens wherever the
+		// timeline is moved on this machine.
+		abs, err := filepath.Abs(inputPath)
+		if err != nil {
+			return nil, fmt.Errorf("the input's absolute path: %w", err)
 		}
+		mediaPath = abs
 	}
 	info.Name = filepath.Base(inputPath)
 	stage, err := st.dir(dir)
