@@ -180,12 +180,26 @@ func (f *fakeService) Preview(ctx context.Context, owner, id string, p jobs.Para
 	return &plan.Plan{ThresholdDb: th, Keep: []dsp.Range{{Start: 0, End: 1}}}, nil
 }
 
-func (f *fakeService) Envelope(ctx context.Context, owner, id string, points int) (float64, []float32, error) {
+func (f *fakeService) Envelope(ctx context.Context, owner, id string, points int) (*jobs.Envelope, error) {
 	if _, err := f.get(owner, id); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	if err := f.fail("Envelope"); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	return 0.05, f.levels, nil
+	return &jobs.Envelope{FrameSec: 0.05, Levels: f.levels, NoiseFloorDb: -62, SpeechLevelDb: -21, ThresholdDb: -45}, nil
+}
+
+const fakeOriginal = "the original media bytes"
+
+func (f *fakeService) OpenOriginal(ctx context.Context, owner, id string) (*jobs.Download, error) {
+	j, err := f.get(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.fail("OpenOriginal"); err != nil {
+		return nil, err
+	}
+	return &jobs.Download{ReadSeekCloser: nopCloser{strings.NewReader(fakeOriginal)}, Name: "talk é.wav",
+		ContentType: "audio/wav", ModTime: j.CreatedAt, Size: int64(len(fakeOriginal))}, nil
 }

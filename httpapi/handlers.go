@@ -293,6 +293,24 @@ func (s *server) download(w http.ResponseWriter, r *http.Request, ps httprouter.
 		return
 	}
 	defer d.Close()
+	serveDownload(w, r, ps.ByName("id"), d)
+}
+
+// original serves the uploaded original while it is kept, with ranges, so
+// that a player can seek in it (the page plays it beside the cut).
+func (s *server) original(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	d, err := s.cfg.Service.OpenOriginal(r.Context(), identity(r).Owner, ps.ByName("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer d.Close()
+	serveDownload(w, r, ps.ByName("id"), d)
+}
+
+// serveDownload answers a stored file: its type, its name as an
+// attachment, an ETag from the job, time and size, and ranges.
+func serveDownload(w http.ResponseWriter, r *http.Request, id string, d *jobs.Download) {
 	h := w.Header()
 	ct := d.ContentType
 	if ct == "" {
@@ -300,7 +318,7 @@ func (s *server) download(w http.ResponseWriter, r *http.Request, ps httprouter.
 	}
 	h.Set("Content-Type", ct)
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
-	h.Set("ETag", fmt.Sprintf(`"%s-%x-%x"`, ps.ByName("id"), d.ModTime.UnixNano(), d.Size))
+	h.Set("ETag", fmt.Sprintf(`"%s-%x-%x"`, id, d.ModTime.UnixNano(), d.Size))
 	h.Set("Cache-Control", "private, no-cache")
 	http.ServeContent(w, r, d.Name, d.ModTime, d)
 }
@@ -433,11 +451,16 @@ func (s *server) preview(w http.ResponseWriter, r *http.Request, ps httprouter.P
 }
 
 // EnvelopeResponse is the answer of GET /api/v1/jobs/{id}/envelope: levels
-// in dBFS (floored at FloorDb), one per FrameSec seconds.
+// in dBFS (floored at FloorDb), one per FrameSec seconds, and the levels
+// the analysis measured on the whole file: its background (noise floor),
+// its speech and the automatic silence threshold between them.
 type EnvelopeResponse struct {
-	FrameSec float64   `json:"frameSec"`
-	FloorDb  float64   `json:"floorDb"`
-	Levels   []float64 `json:"levels"`
+	FrameSec      float64   `json:"frameSec"`
+	FloorDb       float64   `json:"floorDb"`
+	Levels        []float64 `json:"levels"`
+	NoiseFloorDb  float64   `json:"noiseFloorDb"`
+	SpeechLevelDb float64   `json:"speechLevelDb"`
+	ThresholdDb   float64   `json:"thresholdDb"`
 }
 
 // envelopeFloorDb replaces silence (-Inf) and anything quieter, so the
@@ -454,18 +477,22 @@ func (s *server) envelope(w http.ResponseWriter, r *http.Request, ps httprouter.
 		}
 		points = n
 	}
-	frame, levels, err := s.cfg.Service.Envelope(r.Context(), identity(r).Owner, ps.ByName("id"), points)
+	env, err := s.cfg.Service.Envelope(r.Context(), identity(r).Owner, ps.ByName("id"), points)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	out := EnvelopeResponse{FrameSec: frame, FloorDb: envelopeFloorDb, Levels: make([]float64, len(levels))}
-	for i, l := range levels {
-		v := math.Round(float64(l)*100) / 100
+	level := func(l float64) float64 {
+		v := math.Round(l*100) / 100
 		if math.IsNaN(v) || v < envelopeFloorDb {
 			v = envelopeFloorDb
 		}
-		out.Levels[i] = v
+		return v
+	}
+	out := EnvelopeResponse{FrameSec: env.FrameSec, FloorDb: envelopeFloorDb, Levels: make([]float64, len(env.Levels)),
+		NoiseFloorDb: level(env.NoiseFloorDb), SpeechLevelDb: level(env.SpeechLevelDb), ThresholdDb: level(env.ThresholdDb)}
+	for i, l := range env.Levels {
+		out.Levels[i] = level(float64(l))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

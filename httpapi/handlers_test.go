@@ -412,6 +412,37 @@ func TestDownload(t *testing.T) {
 	}
 }
 
+// TestOriginal: the original is served like the output (type, name,
+// ranges for a player's seeking, HEAD), to its owner only.
+func TestOriginal(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFF").ID
+	resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/original", proKey, nil, nil)
+	if resp.StatusCode != 200 || string(b) != fakeOriginal || resp.Header.Get("Content-Type") != "audio/wav" ||
+		resp.Header.Get("Content-Disposition") != `attachment; filename*=utf-8''talk%20%C3%A9.wav` {
+		t.Fatalf("%d %q %v", resp.StatusCode, b, resp.Header)
+	}
+	resp, b = e.call(t, "GET", "/api/v1/jobs/"+id+"/original", proKey, nil, map[string]string{"Range": "bytes=4-11"})
+	if resp.StatusCode != 206 || string(b) != fakeOriginal[4:12] {
+		t.Errorf("range: %d %q", resp.StatusCode, b)
+	}
+	if resp, b := e.call(t, "HEAD", "/api/v1/jobs/"+id+"/original", proKey, nil, nil); resp.StatusCode != 200 || len(b) != 0 || resp.ContentLength != int64(len(fakeOriginal)) {
+		t.Errorf("HEAD: %d %d", resp.StatusCode, resp.ContentLength)
+	}
+	if resp, _ := e.call(t, "GET", "/api/v1/jobs/"+id+"/original", "", nil, nil); resp.StatusCode != 401 {
+		t.Errorf("without a key: %d", resp.StatusCode)
+	}
+	if resp, _ := e.call(t, "GET", "/api/v1/jobs/"+id+"/original", proKey2, nil, nil); resp.StatusCode != 404 {
+		t.Errorf("another key: %d", resp.StatusCode)
+	}
+	e.fake.mu.Lock()
+	e.fake.errs = map[string]error{"OpenOriginal": jobs.ErrExpired}
+	e.fake.mu.Unlock()
+	if resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/original", proKey, nil, nil); resp.StatusCode != 404 || !strings.Contains(string(b), "output_expired") {
+		t.Errorf("expired: %d %s", resp.StatusCode, b)
+	}
+}
+
 func TestTimelines(t *testing.T) {
 	e := newTestEnv(t, nil)
 	id := e.upload(t, proKey, "a.wav", "RIFF").ID
@@ -512,7 +543,7 @@ func TestPreviewEnvelope(t *testing.T) {
 	}
 	e.fake.levels = []float32{-20.123, float32(math.Inf(-1)), float32(math.NaN()), -200}
 	resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=100", proKey, nil, nil)
-	if resp.StatusCode != 200 || string(b) != `{"frameSec":0.05,"floorDb":-120,"levels":[-20.12,-120,-120,-120]}`+"\n" {
+	if resp.StatusCode != 200 || string(b) != `{"frameSec":0.05,"floorDb":-120,"levels":[-20.12,-120,-120,-120],"noiseFloorDb":-62,"speechLevelDb":-21,"thresholdDb":-45}`+"\n" {
 		t.Errorf("envelope: %d %s", resp.StatusCode, b)
 	}
 	if resp, _ := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=5", proKey, nil, nil); resp.StatusCode != 400 {

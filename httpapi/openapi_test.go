@@ -36,7 +36,7 @@ func TestOpenAPIConsistent(t *testing.T) {
 	routes := []struct{ method, path string }{
 		{"post", "/api/v1/jobs"}, {"get", "/api/v1/jobs"},
 		{"get", "/api/v1/jobs/{id}"}, {"patch", "/api/v1/jobs/{id}"}, {"delete", "/api/v1/jobs/{id}"},
-		{"get", "/api/v1/jobs/{id}/download"}, {"get", "/api/v1/jobs/{id}/timelines/{kind}"},
+		{"get", "/api/v1/jobs/{id}/download"}, {"get", "/api/v1/jobs/{id}/original"}, {"get", "/api/v1/jobs/{id}/timelines/{kind}"},
 		{"get", "/api/v1/jobs/{id}/preview"}, {"get", "/api/v1/jobs/{id}/envelope"},
 		{"get", "/api/v1/openapi.json"}, {"get", "/healthz"}, {"get", "/readyz"}, {"get", "/metrics"},
 	}
@@ -56,7 +56,7 @@ func TestOpenAPIConsistent(t *testing.T) {
 	for _, m := range doc.Paths {
 		n += len(m) - btoi(m["parameters"] != nil)
 	}
-	if n != len(routes) { // (HEAD download is described under GET)
+	if n != len(routes) { // (HEAD download and original are described under GET)
 		t.Errorf("document has %d operations, router %d", n, len(routes))
 	}
 	for _, row := range errorTable {

@@ -163,6 +163,8 @@ func New(cfg Config) http.Handler {
 	handle(http.MethodDelete, "/api/v1/jobs/:id", s.delete, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/download", s.download, true)
 	handle(http.MethodHead, "/api/v1/jobs/:id/download", s.download, true)
+	handle(http.MethodGet, "/api/v1/jobs/:id/original", s.original, true)
+	handle(http.MethodHead, "/api/v1/jobs/:id/original", s.original, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/timelines/:kind", s.timeline, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/preview", s.preview, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/envelope", s.envelope, true)

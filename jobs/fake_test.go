@@ -73,7 +73,7 @@ func (g *gateEngine) Analyze(ctx context.Context, path string, progress dsp.Prog
 	n := int(sec * 100)
 	a := &dsp.Analysis{Input: dsp.Info{Name: "x", Type: "audio", Format: "wav", Duration: sec, SampleRate: 48000, Channels: 1},
 		Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n)},
-		BlockSec: 0.1, Blocks: make([]float64, n/10), ThresholdDb: -40, NoiseFloorDb: -60}
+		BlockSec: 0.1, Blocks: make([]float64, n/10), ThresholdDb: -40, NoiseFloorDb: -60, SpeechLevelDb: -20}
 	for i := range n {
 		a.Envelope.RMSDb[i] = -20
 		if (i/100)%2 == 1 {

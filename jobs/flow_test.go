@@ -47,6 +47,19 @@ func TestFlowCreateDone(t *testing.T) {
 	if _, err := m.Get(ctx, "o2", j.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("other owner: %v", err)
 	}
+	// The original is served as uploaded, to its owner.
+	o, err := m.OpenOriginal(ctx, "o1", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(o)
+	o.Close()
+	if string(b) != "RIFF 10 fake media\n" || o.Name != "talk.wav" || o.ContentType != "audio/wav" || o.Size != int64(len(b)) {
+		t.Errorf("original %q %q %q size %d", b, o.Name, o.ContentType, o.Size)
+	}
+	if _, err := m.OpenOriginal(ctx, "o2", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("another owner's original: %v", err)
+	}
 }
 
 func TestFlowConflictAndDeleteWhileRunning(t *testing.T) {
@@ -215,10 +228,13 @@ func TestFlowPatchReplansWithoutDecoding(t *testing.T) {
 	if err != nil || p.ThresholdDb != -50 {
 		t.Fatalf("Preview: %+v %v", p, err)
 	}
-	fs, lv, err := m.Envelope(ctx, "o", j.ID, 10)
+	env, err := m.Envelope(ctx, "o", j.ID, 10)
 	// 10 s of 10 ms frames alternating 1 s loud / 1 s quiet, in 10 buckets of 1 s.
-	if err != nil || len(lv) != 10 || fs != 1 || lv[0] != -20 || lv[1] != -80 {
-		t.Fatalf("Envelope: frameSec %v levels %v err %v", fs, lv, err)
+	if err != nil || len(env.Levels) != 10 || env.FrameSec != 1 || env.Levels[0] != -20 || env.Levels[1] != -80 {
+		t.Fatalf("Envelope: %+v err %v", env, err)
+	}
+	if env.NoiseFloorDb != -60 || env.SpeechLevelDb != -20 || env.ThresholdDb != -40 {
+		t.Errorf("Envelope levels: noise %v speech %v threshold %v, want the analysis's -60, -20, -40", env.NoiseFloorDb, env.SpeechLevelDb, env.ThresholdDb)
 	}
 	if eng.analyses.Load() != 1 {
 		t.Errorf("decodes after preview = %d", eng.analyses.Load())
@@ -248,6 +264,9 @@ func TestFlowRetention(t *testing.T) {
 	j = waitJob(t, m, "o", j.ID, 10*time.Second, func(j *Job) bool { return j.Output == nil })
 	if _, err := os.Stat(orig); !os.IsNotExist(err) {
 		t.Errorf("original still there after its TTL: %v", err)
+	}
+	if _, err := m.OpenOriginal(ctx, "o", j.ID); !errors.Is(err, ErrExpired) {
+		t.Errorf("OpenOriginal after expiry: %v, want ErrExpired", err)
 	}
 	if _, err := m.OpenOutput(ctx, "o", j.ID); !errors.Is(err, ErrExpired) {
 		t.Errorf("OpenOutput after expiry: %v, want ErrExpired", err)

@@ -471,6 +471,57 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, 
 		ModTime: r.ModTime(), Size: r.Size()}, nil
 }
 
+// OpenOriginal opens the uploaded original, for playing it beside the cut.
+func (m *Manager) OpenOriginal(ctx context.Context, owner, id string) (*Download, error) {
+	rec, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.OriginalExpired || rec.OriginalKey == "" {
+		return nil, fmt.Errorf("%w: the original of job %s was deleted after the retention period", ErrExpired, id)
+	}
+	r, err := m.bucket.NewReader(ctx, rec.OriginalKey, nil)
+	if err != nil {
+		if isBlobNotFound(err) {
+			return nil, fmt.Errorf("%w: the original of job %s is gone", ErrExpired, id)
+		}
+		return nil, fmt.Errorf("open original: %w", err)
+	}
+	return &Download{ReadSeekCloser: r, Name: rec.Input.Name, ContentType: originalType(rec),
+		ModTime: r.ModTime(), Size: r.Size()}, nil
+}
+
+// originalType is the media type of a stored original, from the container
+// sniffed at upload (or found by the analysis) and whether it has video.
+func originalType(rec *record) string {
+	c := rec.Container
+	if rec.Info != nil && rec.Info.Format != "" {
+		c = rec.Info.Format
+	}
+	video := rec.Input.Type == "video"
+	switch c {
+	case "wav", "rf64":
+		return "audio/wav"
+	case "mp3":
+		return "audio/mpeg"
+	case "flac":
+		return "audio/flac"
+	case "ogg":
+		return "audio/ogg"
+	case "mp4", "mov", "m4a":
+		if video {
+			return "video/mp4"
+		}
+		return "audio/mp4"
+	case "matroska", "webm":
+		if video {
+			return "video/webm"
+		}
+		return "audio/webm"
+	}
+	return "application/octet-stream"
+}
+
 func contentType(container string) string {
 	switch container {
 	case "mp3":
@@ -519,21 +570,22 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in ParamsInput)
 }
 
 // Envelope returns about points levels of the original (dBFS): the loudest
-// RMS frame of each bucket, so short words stay visible.
-func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (float64, []float32, error) {
+// RMS frame of each bucket, so short words stay visible; and the analysis's
+// levels.
+func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (*Envelope, error) {
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	if rec.AnalysisKey == "" {
-		return 0, nil, fmt.Errorf("%w: job %s is not analysed yet", ErrConflict, id)
+		return nil, fmt.Errorf("%w: job %s is not analysed yet", ErrConflict, id)
 	}
 	a, err := m.analysis(ctx, rec.AnalysisKey)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	fs, lv := downsample(a.Envelope.FrameSec, a.Envelope.RMSDb, points)
-	return fs, lv, nil
+	return &Envelope{FrameSec: fs, Levels: lv, NoiseFloorDb: a.NoiseFloorDb, SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}, nil
 }
 
 // downsample keeps the maximum of each bucket of frames.

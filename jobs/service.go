@@ -156,6 +156,16 @@ type Download struct {
 	Size        int64
 }
 
+// Envelope is the original's level curve, downsampled for drawing, with
+// the levels the analysis measured on the whole file.
+type Envelope struct {
+	FrameSec      float64   // seconds per level
+	Levels        []float32 // dBFS, the loudest 10 ms RMS level of each FrameSec
+	NoiseFloorDb  float64   // the background level
+	SpeechLevelDb float64   // the level of speech
+	ThresholdDb   float64   // the automatic silence threshold
+}
+
 // Media is what timeline writers need of a finished job.
 type Media struct {
 	Plan *plan.Plan
@@ -178,10 +188,13 @@ type Service interface {
 	Delete(ctx context.Context, owner, id string) error
 	// OpenOutput opens the rendered file (ErrNotFound, ErrExpired).
 	OpenOutput(ctx context.Context, owner, id string) (*Download, error)
+	// OpenOriginal opens the uploaded original while it is kept (ErrExpired after).
+	OpenOriginal(ctx context.Context, owner, id string) (*Download, error)
 	// Media returns the plan and input info for timeline exports (ErrConflict before the plan exists).
 	Media(ctx context.Context, owner, id string) (*Media, error)
 	// Preview re-plans from the stored analysis with other params, without rendering.
 	Preview(ctx context.Context, owner, id string, p ParamsInput) (*plan.Plan, error)
-	// Envelope returns a downsampled level envelope of the original (about points values, dBFS).
-	Envelope(ctx context.Context, owner, id string, points int) (frameSec float64, levels []float32, err error)
+	// Envelope returns a downsampled level envelope of the original (about
+	// points values, dBFS) and the levels the analysis measured.
+	Envelope(ctx context.Context, owner, id string, points int) (*Envelope, error)
 }
