@@ -1,0 +1,719 @@
+package corpus
+
+// The real-speech test set: clean real speech from testdata/recordings mixed
+// with real and generated non-speech beds at known speech-to-bed ratios,
+// with the truth taken from the clean speech alone.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-audio/audio"
+	"github.com/go-audio/wav"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// MixRate is the sample rate of every mix (mono, 16-bit WAV).
+const MixRate = 48000
+
+// Bed is a kind of non-speech background mixed under the speech.
+type Bed string
+
+// The beds. Vinyl, pink and music are real recordings from
+// testdata/recordings (looped with a short crossfade); hum and static are
+// generated; crosstalk is a second real speaker from the recordings.
+const (
+	BedVinyl     Bed = "vinyl"     // crackling vinyl hiss (noise_vinyl_hiss_cc0.flac)
+	BedPink      Bed = "pink"      // pink noise (noise_alsa_pink_1s.wav)
+	BedHum       Bed = "hum"       // 50 or 60 Hz mains hum, 12 harmonics, over a faint noise
+	BedMusic     Bed = "music"     // the three music recordings, one after the other
+	BedStatic    Bed = "static"    // radio static: 300-3400 Hz noise, fading, with crackles
+	BedCrosstalk Bed = "crosstalk" // another real speaker (the other asterisk voice)
+)
+
+// MixBeds lists the beds in the order the tables show them.
+func MixBeds() []Bed {
+	return []Bed{BedVinyl, BedPink, BedHum, BedMusic, BedStatic, BedCrosstalk}
+}
+
+// MixSpeech lists the clean speech recordings of testdata/recordings used as
+// the main speaker.
+func MixSpeech() []string {
+	return []string{
+		"en_asterisk_allison_demo-instruct_73s.wav",
+		"fr_asterisk_june_demo-instruct_71s.wav",
+		"en_jfk_inaugural_11s.flac",
+		"en_librispeech_5703-47212-0000.ogg",
+		"en_librivox_sense_sensibility_0870.wav",
+		"fr_picovoice_leopard_test_fr.wav",
+	}
+}
+
+// MixSNRs lists the speech-to-bed ratios of the set, in dB. Crosstalk uses
+// only 15 to 25 dB (a second voice 15-25 dB under the main one).
+func MixSNRs(b Bed) []float64 {
+	if b == BedCrosstalk {
+		return []float64{15, 20, 25}
+	}
+	return []float64{10, 15, 20, 25, 35}
+}
+
+// MixCase is one case of the real-speech set.
+type MixCase struct {
+	Name   string  // speech-bed-SNR, e.g. "allison-hum-20"
+	Speech string  // file name in the recordings directory
+	Bed    Bed     // the background
+	SNRDb  float64 // active speech level over the bed's RMS level, dB
+	Seed   uint64  // generated beds and offsets into real ones
+}
+
+// MixCases returns the whole set: every speech recording with every bed at
+// every ratio of MixSNRs.
+func MixCases() []MixCase {
+	var out []MixCase
+	for i, sp := range MixSpeech() {
+		for j, b := range MixBeds() {
+			for _, snr := range MixSNRs(b) {
+				out = append(out, MixCase{
+					Name:   fmt.Sprintf("%s-%s-%g", MixSpeaker(sp), b, snr),
+					Speech: sp, Bed: b, SNRDb: snr,
+					Seed: uint64(1000*i + 10*j),
+				})
+			}
+		}
+	}
+	return out
+}
+
+// MixSpeaker is the speaker's short name in case names: the recording
+// name's field after the language, or the voice for the asterisk prompts
+// (allison, june, jfk, librispeech, librivox, picovoice).
+func MixSpeaker(file string) string {
+	f := strings.Split(strings.TrimSuffix(file, filepath.Ext(file)), "_")
+	switch {
+	case len(f) > 2 && f[1] == "asterisk":
+		return f[2]
+	case len(f) > 1:
+		return f[1]
+	}
+	return file
+}
+
+// MixTruth is what the clean speech of a case says: the audible speech, the
+// levels the mix was made with, and the rule's threshold.
+type MixTruth struct {
+	Name      string      `json:"name"`
+	Duration  float64     `json:"duration"`
+	SpeechDb  float64     `json:"speechDb"`  // active speech RMS, dBFS (over the audible frames)
+	BedDb     float64     `json:"bedDb"`     // the bed's RMS over the whole case, dBFS
+	AudibleDb float64     `json:"audibleDb"` // 20 ms RMS threshold of audible speech, dBFS
+	Speech    []dsp.Range `json:"speech"`    // audible speech of the clean recording, sorted
+}
+
+// Truth rule (the synthetic corpus's rule carried over to real speech): a
+// 10 ms frame of the clean speech is audible when its RMS over 20 ms
+// (centred) reaches the highest of: its sample peak - 40 dB, its own
+// noise floor (10th percentile of the 10 ms RMS levels over digital
+// silence) + 6 dB, the bed's RMS + 6 dB. Speech is the runs of audible
+// frames; everything else is pause, whatever the bed holds.
+const (
+	truthPeakDepthDb   = 40.0
+	truthFloorMarginDb = 6.0
+	truthFrameSec      = 0.01
+)
+
+// Mixer builds cases from a recordings directory, decoding each recording
+// once (with ffmpeg, to mono float at MixRate). Safe for concurrent use.
+type Mixer struct {
+	dir string
+
+	mu      sync.Mutex
+	decoded map[string][]float32
+}
+
+// NewMixer returns a Mixer of the recordings in dir (testdata/recordings).
+func NewMixer(dir string) *Mixer { return &Mixer{dir: dir, decoded: map[string][]float32{}} }
+
+// ErrNoFFmpeg reports that ffmpeg, which decodes the recordings, is missing.
+var ErrNoFFmpeg = errors.New("ffmpeg not found (Debian package ffmpeg)")
+
+// load returns the recording decoded to mono float32 at MixRate.
+func (m *Mixer) load(ctx context.Context, name string) ([]float32, error) {
+	m.mu.Lock()
+	x, ok := m.decoded[name]
+	m.mu.Unlock()
+	if ok {
+		return x, nil
+	}
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		return nil, ErrNoFFmpeg
+	}
+	var out, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", filepath.Join(m.dir, name),
+		"-ac", "1", "-ar", fmt.Sprint(MixRate), "-f", "f32le", "-")
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("corpus: decode %s: %w: %s", name, err, stderr.String())
+	}
+	b := out.Bytes()
+	x = make([]float32, len(b)/4)
+	for i := range x {
+		x[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	m.mu.Lock()
+	m.decoded[name] = x
+	m.mu.Unlock()
+	return x, nil
+}
+
+// Mixed is a built case: the mix, mono at MixRate, on the 16-bit grid (as
+// WriteWAV writes it), and its truth.
+type Mixed struct {
+	Samples []float32
+	Truth   MixTruth
+}
+
+// Mix builds the case. The speech is scaled to an active level of -20, -26
+// or -32 dBFS (by seed), the bed to SNRDb under it; TPDF dither, then 16-bit
+// rounding.
+func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
+	clean, err := m.speech(ctx, c.Speech)
+	if err != nil {
+		return nil, err
+	}
+	n := len(clean)
+	fl := MixRate / 100
+	nf := (n + fl - 1) / fl
+	ms := frameMS(clean, fl, nf)
+
+	// The clean recording's own audible rule (without the bed) gives the
+	// active speech level.
+	peak := 0.0
+	for _, v := range clean {
+		peak = max(peak, math.Abs(float64(v)))
+	}
+	peakDb := db20(peak)
+	floorDb := floorOf(ms)
+	thr := max(peakDb-truthPeakDepthDb, floorDb+truthFloorMarginDb)
+	ms20 := window20(ms)
+	var sum float64
+	cnt := 0
+	for i, v := range ms20 {
+		if db10(v) >= thr {
+			sum += ms[i]
+			cnt++
+		}
+	}
+	if cnt == 0 {
+		return nil, fmt.Errorf("corpus: %s has no audible speech", c.Speech)
+	}
+	activeDb := db10(sum / float64(cnt))
+	r := rand.New(rand.NewPCG(c.Seed, 0x6d6978))
+	target := []float64{-20, -26, -32}[c.Seed%3]
+	gain := math.Pow(10, (target-activeDb)/20)
+
+	bed, err := m.bed(ctx, c, n, r)
+	if err != nil {
+		return nil, err
+	}
+	var bsq float64
+	for _, v := range bed {
+		bsq += float64(v) * float64(v)
+	}
+	bedRMSDb := db10(bsq / float64(n))
+	bedGain := math.Pow(10, (target-c.SNRDb-bedRMSDb)/20)
+
+	// A bed with a high crest (crackles) may peak over full scale: then the
+	// whole mix goes down, speech and bed together.
+	mpeak := 0.0
+	for i := range n {
+		mpeak = max(mpeak, math.Abs(float64(clean[i])*gain+float64(bed[i])*bedGain))
+	}
+	if mpeak > 0.9 {
+		down := 0.9 / mpeak
+		gain, bedGain, target = gain*down, bedGain*down, target+20*math.Log10(down)
+	}
+	mix := make([]float32, n)
+	for i := range mix {
+		v := float64(clean[i])*gain + float64(bed[i])*bedGain
+		mix[i] = float32(max(-32768, min(32767, math.Round(v*32768+r.Float64()-r.Float64()))) / 32768)
+	}
+	g := 20 * math.Log10(gain)
+	tr := MixTruth{
+		Name:      c.Name,
+		Duration:  float64(n) / MixRate,
+		SpeechDb:  target,
+		BedDb:     target - c.SNRDb,
+		AudibleDb: max(thr+g, target-c.SNRDb+truthFloorMarginDb),
+	}
+	tr.Speech = runsOver(ms20, tr.AudibleDb-g, n)
+
+	return &Mixed{Samples: mix, Truth: tr}, nil
+}
+
+// Pause stretching: the recordings' own pauses are mostly under 0.6 s
+// (read prompts and speeches), too few to measure pause removal on. So each
+// natural pause of at least stretchMinSec (between audible runs of the clean
+// recording, by the truth rule) is lengthened to a length drawn from
+// stretchLens (seeded by the file name) by repeating its own middle, the
+// recording's room tone, with 10 ms crossfades. A pause drawn shorter than
+// it is left as it is. The speech itself is untouched.
+const stretchMinSec = 0.2
+
+var stretchLens = []float64{0.4, 0.7, 1.0, 1.5, 2.5}
+
+// speech returns the main speaker's recording with its pauses stretched.
+func (m *Mixer) speech(ctx context.Context, name string) ([]float32, error) {
+	key := "stretched:" + name
+	m.mu.Lock()
+	x, ok := m.decoded[key]
+	m.mu.Unlock()
+	if ok {
+		return x, nil
+	}
+	raw, err := m.load(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	fl := MixRate / 100
+	nf := (len(raw) + fl - 1) / fl
+	ms := frameMS(raw, fl, nf)
+	peak := 0.0
+	for _, v := range raw {
+		peak = max(peak, math.Abs(float64(v)))
+	}
+	thr := max(db20(peak)-truthPeakDepthDb, floorOf(ms)+truthFloorMarginDb)
+	runs := runsOver(window20(ms), thr, len(raw))
+	var seed uint64
+	for _, b := range []byte(name) {
+		seed = seed*131 + uint64(b)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x7374))
+	const xf = MixRate / 100 // crossfade
+	out := make([]float32, 0, 2*len(raw))
+	pos := 0
+	for k := 1; k < len(runs); k++ {
+		g0, g1 := int(runs[k-1].End*MixRate), int(runs[k].Start*MixRate)
+		want := int(stretchLens[r.IntN(len(stretchLens))] * MixRate)
+		if float64(g1-g0)/MixRate < stretchMinSec || want <= g1-g0 {
+			continue
+		}
+		// The room tone: the pause less 50 ms at each end.
+		tone := raw[g0+MixRate/20 : g1-MixRate/20]
+		mid := (g0 + g1) / 2
+		out = append(out, raw[pos:mid]...)
+		for add := want - (g1 - g0); add > 0; {
+			t := len(out) - xf
+			for i := 0; i < xf; i++ {
+				w := float32(i) / xf
+				out[t+i] = out[t+i]*(1-w) + tone[i]*w
+			}
+			take := min(len(tone)-xf, add)
+			out = append(out, tone[xf:xf+take]...)
+			add -= take
+		}
+		// Back into the recording at its middle.
+		t := len(out) - xf
+		for i := 0; i < xf; i++ {
+			w := float32(i) / xf
+			out[t+i] = out[t+i]*(1-w) + raw[mid-xf+i]*w
+		}
+		pos = mid
+	}
+	out = append(out, raw[pos:]...)
+	m.mu.Lock()
+	m.decoded[key] = out
+	m.mu.Unlock()
+	return out, nil
+}
+
+// bed returns n samples of the case's bed at any level (Build scales it).
+func (m *Mixer) bed(ctx context.Context, c MixCase, n int, r *rand.Rand) ([]float32, error) {
+	switch c.Bed {
+	case BedVinyl:
+		x, err := m.load(ctx, "noise_vinyl_hiss_cc0.flac")
+		return loopTo(x, n, r), err
+	case BedPink:
+		x, err := m.load(ctx, "noise_alsa_pink_1s.wav")
+		return loopTo(x, n, r), err
+	case BedMusic:
+		var all []float32
+		for _, f := range []string{"music_kevin_macleod_vibe_ace_ccby.ogg", "music_brahms_hungarian_dance5_pd.ogg", "music_loop_garzul_cc0.flac"} {
+			x, err := m.load(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, trimSilence(x)...)
+		}
+		return loopTo(all, n, r), nil
+	case BedCrosstalk:
+		other := "fr_asterisk_june_demo-instruct_71s.wav"
+		if c.Speech == other {
+			other = "en_asterisk_allison_demo-instruct_73s.wav"
+		}
+		x, err := m.load(ctx, other)
+		return loopTo(x, n, r), err
+	case BedHum:
+		return hum(n, c.Seed, r), nil
+	case BedStatic:
+		return static(n, r), nil
+	}
+	return nil, fmt.Errorf("corpus: unknown bed %q", c.Bed)
+}
+
+// loopTo repeats x from a random offset to n samples, crossfading 50 ms
+// at each seam.
+func loopTo(x []float32, n int, r *rand.Rand) []float32 {
+	const fade = MixRate / 20
+	if len(x) <= 2*fade {
+		return make([]float32, n)
+	}
+	out := make([]float32, 0, n+len(x))
+	out = append(out, x[r.IntN(len(x)-fade):]...)
+	for len(out) < n {
+		t := len(out) - fade
+		for k := 0; k < fade; k++ {
+			w := float32(k) / fade
+			out[t+k] = out[t+k]*(1-w) + x[k]*w
+		}
+		out = append(out, x[fade:]...)
+	}
+	return out[:n]
+}
+
+// trimSilence drops the digitally silent lead and tail of a recording.
+func trimSilence(x []float32) []float32 {
+	a, b := 0, len(x)
+	for a < b && math.Abs(float64(x[a])) < 1e-4 {
+		a++
+	}
+	for b > a && math.Abs(float64(x[b-1])) < 1e-4 {
+		b--
+	}
+	return x[a:b]
+}
+
+// hum is mains hum: 50 Hz (even seeds) or 60 Hz, harmonics 1-12 at 1/k^0.7
+// with random phases, a slow +-1 dB wobble, over pink-ish noise 30 dB under
+// it.
+func hum(n int, seed uint64, r *rand.Rand) []float32 {
+	f0 := 50.0
+	if seed%2 == 1 {
+		f0 = 60
+	}
+	var ph [12]float64
+	for k := range ph {
+		ph[k] = r.Float64() * 2 * math.Pi
+	}
+	out := make([]float32, n)
+	noise := pink(n, r)
+	for i := range out {
+		t := float64(i) / MixRate
+		v := 0.0
+		for k := 1; k <= 12; k++ {
+			v += math.Pow(float64(k), -0.7) * math.Sin(2*math.Pi*f0*float64(k)*t+ph[k-1])
+		}
+		v *= math.Pow(10, 0.05*math.Sin(2*math.Pi*0.13*t))
+		out[i] = float32(0.5*v) + 0.5*0.0316*noise[i]
+	}
+	return out
+}
+
+// pink returns n samples of pink noise of about unit RMS (Paul Kellet's
+// filter on white noise).
+func pink(n int, r *rand.Rand) []float32 {
+	out := make([]float32, n)
+	var b0, b1, b2, b3, b4, b5, b6 float64
+	for i := range out {
+		w := r.NormFloat64()
+		b0 = 0.99886*b0 + w*0.0555179
+		b1 = 0.99332*b1 + w*0.0750759
+		b2 = 0.96900*b2 + w*0.1538520
+		b3 = 0.86650*b3 + w*0.3104856
+		b4 = 0.55000*b4 + w*0.5329522
+		b5 = -0.7616*b5 - w*0.0168980
+		out[i] = float32((b0 + b1 + b2 + b3 + b4 + b5 + b6 + w*0.5362) * 0.11)
+		b6 = w * 0.115926
+	}
+	return out
+}
+
+// static is radio static: white noise band-passed to 300-3400 Hz, faded
+// by a slow random gain (about +-4 dB at 0.3-3 Hz), with crackles (about 15
+// a second, 1-3 ms decays, up to 15 dB over the hiss).
+func static(n int, r *rand.Rand) []float32 {
+	hp := newBiquadHP(300)
+	lp := newBiquadLP(3400)
+	lp2 := newBiquadLP(3400)
+	out := make([]float32, n)
+	fade, fadeTarget := 0.0, 0.0
+	crack, crackDecay := 0.0, 0.0
+	for i := range out {
+		if i%(MixRate/3) == 0 {
+			fadeTarget = 4 * (2*r.Float64() - 1)
+		}
+		fade += (fadeTarget - fade) / (0.3 * MixRate)
+		v := lp2.run(lp.run(hp.run(r.NormFloat64())))
+		if r.Float64() < 15.0/MixRate {
+			crack = (2*r.Float64() - 1) * math.Pow(10, (5+10*r.Float64())/20) * 3
+			crackDecay = math.Exp(-1 / ((0.001 + 0.002*r.Float64()) * MixRate))
+		}
+		v += crack * r.NormFloat64() * 0.5
+		crack *= crackDecay
+		out[i] = float32(v * math.Pow(10, fade/20))
+	}
+	return out
+}
+
+// biquad is a direct form I second-order filter.
+type biquad struct{ b0, b1, b2, a1, a2, x1, x2, y1, y2 float64 }
+
+func (f *biquad) run(x float64) float64 {
+	y := f.b0*x + f.b1*f.x1 + f.b2*f.x2 - f.a1*f.y1 - f.a2*f.y2
+	f.x2, f.x1, f.y2, f.y1 = f.x1, x, f.y1, y
+	return y
+}
+
+// newBiquadLP and newBiquadHP are Butterworth sections (RBJ cookbook, Q
+// 1/sqrt 2) at MixRate.
+func newBiquadLP(fc float64) *biquad {
+	w := 2 * math.Pi * fc / MixRate
+	al := math.Sin(w) / math.Sqrt2
+	c := math.Cos(w)
+	a0 := 1 + al
+	return &biquad{b0: (1 - c) / 2 / a0, b1: (1 - c) / a0, b2: (1 - c) / 2 / a0, a1: -2 * c / a0, a2: (1 - al) / a0}
+}
+
+func newBiquadHP(fc float64) *biquad {
+	w := 2 * math.Pi * fc / MixRate
+	al := math.Sin(w) / math.Sqrt2
+	c := math.Cos(w)
+	a0 := 1 + al
+	return &biquad{b0: (1 + c) / 2 / a0, b1: -(1 + c) / a0, b2: (1 + c) / 2 / a0, a1: -2 * c / a0, a2: (1 - al) / a0}
+}
+
+// frameMS returns the mean square of each 10 ms frame.
+func frameMS(x []float32, fl, nf int) []float64 {
+	ms := make([]float64, nf)
+	for f := range ms {
+		s := 0.0
+		seg := x[f*fl : min((f+1)*fl, len(x))]
+		for _, v := range seg {
+			s += float64(v) * float64(v)
+		}
+		ms[f] = s / float64(len(seg))
+	}
+	return ms
+}
+
+// window20 returns the mean square over 20 ms centred on each frame.
+func window20(ms []float64) []float64 {
+	out := make([]float64, len(ms))
+	for i := range ms {
+		l, r := ms[i], ms[i]
+		if i > 0 {
+			l = ms[i-1]
+		}
+		if i+1 < len(ms) {
+			r = ms[i+1]
+		}
+		out[i] = ms[i]/2 + (l+r)/4
+	}
+	return out
+}
+
+// floorOf is the 10th percentile of the frame levels over digital silence.
+func floorOf(ms []float64) float64 {
+	var lv []float64
+	for _, v := range ms {
+		if d := db10(v); d > -100 {
+			lv = append(lv, d)
+		}
+	}
+	if len(lv) == 0 {
+		return -120
+	}
+	sort.Float64s(lv)
+	return lv[len(lv)/10]
+}
+
+// runsOver returns the runs of frames whose level reaches thrDb, in
+// seconds, the last clamped to n samples.
+func runsOver(ms []float64, thrDb float64, n int) []dsp.Range {
+	var out []dsp.Range
+	start := -1
+	dur := float64(n) / MixRate
+	for i := 0; i <= len(ms); i++ {
+		on := i < len(ms) && db10(ms[i]) >= thrDb
+		if on && start < 0 {
+			start = i
+		}
+		if !on && start >= 0 {
+			out = append(out, dsp.Range{Start: float64(start) * truthFrameSec, End: min(float64(i)*truthFrameSec, dur)})
+			start = -1
+		}
+	}
+	return out
+}
+
+func db10(ms float64) float64 {
+	if ms <= 1e-12 {
+		return -120
+	}
+	return 10 * math.Log10(ms)
+}
+
+func db20(a float64) float64 {
+	if a <= 1e-6 {
+		return -120
+	}
+	return 20 * math.Log10(a)
+}
+
+// WriteWAV writes the mix as mono 16-bit PCM at MixRate.
+func (x *Mixed) WriteWAV(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	ib := &audio.IntBuffer{Format: &audio.Format{NumChannels: 1, SampleRate: MixRate}, SourceBitDepth: 16, Data: make([]int, len(x.Samples))}
+	for i, v := range x.Samples {
+		ib.Data[i] = int(math.Round(float64(v) * 32768))
+	}
+	e := wav.NewEncoder(f, MixRate, 16, 1, 1)
+	if err := e.Write(ib); err != nil {
+		f.Close()
+		return fmt.Errorf("corpus: write %s: %w", path, err)
+	}
+	if err := e.Close(); err != nil {
+		f.Close()
+		return fmt.Errorf("corpus: write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Source returns a dsp.Source of the mix from its start.
+func (x *Mixed) Source() dsp.Source { return &mixSource{x: x.Samples} }
+
+type mixSource struct{ x []float32 }
+
+func (s *mixSource) Format() dsp.Format { return dsp.Format{SampleRate: MixRate, Channels: 1} }
+
+func (s *mixSource) Read(p []float32) (int, error) {
+	if len(s.x) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.x)
+	s.x = s.x[n:]
+	return n, nil
+}
+
+// MixScore is how a plan fares on a case of the real-speech set.
+type MixScore struct {
+	RemovableSec float64 // pause time a plan may remove: each pause of at least minSilence, less keepSilence
+	CutSec       float64 // of that, how much the cuts remove
+	RemovedPct   float64 // CutSec / RemovableSec, percent (100 when nothing is removable)
+	ClippedMs    float64 // audible speech the cuts remove
+	BoundaryP95  float64 // ms, 95th percentile of |cut edge - ideal edge| over the pauses cut
+	Pauses       int     // removable pauses
+	PausesCut    int     // of those, how many a cut overlaps
+	// Edges are the signed edge errors, ms, in pause order: positive
+	// when the cut edge lies further into the pause than the ideal one
+	// (more kept), negative when it lies towards the speech.
+	Edges []float64
+}
+
+// ScoreMix scores cuts against the truth for a plan made with minSilence
+// (s) and keepSilence (ms). A pause is a gap of at least minSilence between
+// audible speech (or before the first or after the last); its removable
+// part leaves keepSilence/2 next to the speech on each side (all of it
+// next to the speech at a file edge), and the ideal cut edges are the
+// removable part's edges. Credit per pause is capped at its removable
+// length, so a cut into speech earns nothing (it is counted as clipped).
+func ScoreMix(tr MixTruth, cuts []dsp.Range, minSilence, keepMs float64) MixScore {
+	keep := keepMs / 1000
+	var pauses []dsp.Range
+	pos := 0.0
+	for _, s := range tr.Speech {
+		if s.Start > pos {
+			pauses = append(pauses, dsp.Range{Start: pos, End: s.Start})
+		}
+		pos = s.End
+	}
+	if pos < tr.Duration {
+		pauses = append(pauses, dsp.Range{Start: pos, End: tr.Duration})
+	}
+	var sc MixScore
+	var edges []float64
+	for _, p := range pauses {
+		if p.Len() < minSilence-1e-9 {
+			continue
+		}
+		atStart, atEnd := p.Start <= 0, p.End >= tr.Duration-1e-9
+		a, b := p.Start+keep/2, p.End-keep/2
+		switch {
+		case atStart && atEnd:
+			a, b = 0, tr.Duration
+		case atStart:
+			a, b = 0, p.End-keep
+		case atEnd:
+			a, b = p.Start+keep, tr.Duration
+		}
+		if b <= a {
+			continue
+		}
+		sc.Pauses++
+		sc.RemovableSec += b - a
+		got := 0.0
+		var best dsp.Range
+		for _, c := range cuts {
+			o := overlap(c, dsp.Range{Start: a, End: b})
+			got += o
+			if o > overlap(best, dsp.Range{Start: a, End: b}) {
+				best = c
+			}
+		}
+		sc.CutSec += min(got, b-a)
+		if best.Len() > 0 {
+			sc.PausesCut++
+			if !atStart {
+				edges = append(edges, math.Abs(best.Start-a))
+				sc.Edges = append(sc.Edges, 1000*(best.Start-a))
+			}
+			if !atEnd {
+				edges = append(edges, math.Abs(best.End-b))
+				sc.Edges = append(sc.Edges, 1000*(b-best.End))
+			}
+		}
+	}
+	for _, c := range cuts {
+		for _, s := range tr.Speech {
+			sc.ClippedMs += overlap(c, s) * 1000
+		}
+	}
+	sc.RemovedPct = 100
+	if sc.RemovableSec > 0 {
+		sc.RemovedPct = 100 * sc.CutSec / sc.RemovableSec
+	}
+	if len(edges) > 0 {
+		slices.Sort(edges)
+		sc.BoundaryP95 = 1000 * edges[int(0.95*float64(len(edges)-1))]
+	}
+	return sc
+}
+
+func overlap(a, b dsp.Range) float64 { return max(0, min(a.End, b.End)-max(a.Start, b.Start)) }

@@ -1,0 +1,132 @@
+package plan
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/corpus"
+)
+
+var realmixVerbose = flag.Bool("realmix.v", false, "log every case of TestRealMix")
+
+// mixRow is one case's result.
+type mixRow struct {
+	c     corpus.MixCase
+	s     corpus.MixScore
+	thr   float64
+	cuts  int
+	notes string
+}
+
+// runRealMix analyses and plans every case of the real-speech set with the
+// podcast preset and scores it.
+func runRealMix(t *testing.T, cases []corpus.MixCase) []mixRow {
+	t.Helper()
+	m := corpus.NewMixer(filepath.Join("..", "testdata", "recordings"))
+	pr := DefaultPreset()
+	var rows []mixRow
+	for _, c := range cases {
+		mx, err := m.Mix(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := mx.Source()
+		a, err := dsp.Analyze(context.Background(), src, dsp.Info{Name: c.Name, Frames: int64(len(mx.Samples))}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := Make(a, pr.Params, nil)
+		row := mixRow{c: c}
+		if err != nil {
+			row.notes = err.Error()
+		}
+		var cuts []dsp.Range
+		if pl != nil {
+			for _, k := range pl.Cuts {
+				cuts = append(cuts, dsp.Range{Start: k.Start, End: k.End})
+			}
+			row.thr, row.cuts = pl.ThresholdDb, len(pl.Cuts)
+		}
+		row.s = corpus.ScoreMix(mx.Truth, cuts, pr.Params.MinSilenceSec, pr.Params.KeepSilenceMs)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// mixTable summarises rows per bed and SNR: removed % of the removable
+// pause time (all speakers together), worst clipped ms and worst boundary
+// P95 of a case.
+func mixTable(rows []mixRow) string {
+	type key struct {
+		bed corpus.Bed
+		snr float64
+	}
+	type agg struct {
+		rem, cut, clip, p95, minPct float64
+		n                           int
+	}
+	m := map[key]*agg{}
+	var keys []key
+	for _, r := range rows {
+		k := key{r.c.Bed, r.c.SNRDb}
+		a := m[k]
+		if a == nil {
+			a = &agg{minPct: 100}
+			m[k] = a
+			keys = append(keys, k)
+		}
+		a.rem += r.s.RemovableSec
+		a.cut += r.s.CutSec
+		a.clip = max(a.clip, r.s.ClippedMs)
+		a.p95 = max(a.p95, r.s.BoundaryP95)
+		a.minPct = min(a.minPct, r.s.RemovedPct)
+		a.n++
+	}
+	order := map[corpus.Bed]int{}
+	for i, b := range corpus.MixBeds() {
+		order[b] = i
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].bed != keys[j].bed {
+			return order[keys[i].bed] < order[keys[j].bed]
+		}
+		return keys[i].snr < keys[j].snr
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-10s %4s %9s %8s %9s %9s\n", "bed", "snr", "removed%", "worst%", "clip ms", "P95 ms")
+	for _, k := range keys {
+		a := m[k]
+		pct := 100.0
+		if a.rem > 0 {
+			pct = 100 * a.cut / a.rem
+		}
+		fmt.Fprintf(&b, "%-10s %4g %9.1f %8.1f %9.1f %9.1f\n", k.bed, k.snr, pct, a.minPct, a.clip, a.p95)
+	}
+	return b.String()
+}
+
+// TestRealMix plans the real-speech set (testdata/recordings speech mixed
+// with real and generated beds, internal/corpus) with the podcast preset.
+func TestRealMix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-speech set: about a minute")
+	}
+	rows := runRealMix(t, corpus.MixCases())
+	if *realmixVerbose {
+		var lines []string
+		for _, r := range rows {
+			lines = append(lines, fmt.Sprintf("%-28s thr %6.1f cuts %3d removable %6.2fs removed %5.1f%% (%d/%d) clip %6.1f P95 %5.1f %s",
+				r.c.Name, r.thr, r.cuts, r.s.RemovableSec, r.s.RemovedPct, r.s.PausesCut, r.s.Pauses, r.s.ClippedMs, r.s.BoundaryP95, r.notes))
+		}
+		t.Log("\n" + strings.Join(lines, "\n"))
+	}
+	t.Log("\n" + mixTable(rows))
+	_ = math.Abs
+}
