@@ -80,6 +80,7 @@ type Analyzer struct {
 	samplePeak   float64
 	blocks       []float64
 	rms, peakEnv []float32
+	voice        *voiceDetector
 }
 
 // NewAnalyzer returns an Analyzer for frames in format f.
@@ -101,6 +102,7 @@ func NewAnalyzer(f Format) (*Analyzer, error) {
 		peakc:   make([]float64, f.Channels),
 	}
 	a.shelf, a.rlb = kWeighting(f.SampleRate)
+	a.voice = newVoiceDetector(f.SampleRate, f.Channels)
 	a.fma = hasFMA()
 	a.frameEnd = a.boundary(1)
 	return a, nil
@@ -120,6 +122,7 @@ func (a *Analyzer) reserve(frames int64) {
 	a.rms = make([]float32, 0, n)
 	a.peakEnv = make([]float32, 0, n)
 	a.blocks = make([]float64, 0, n/10+1)
+	a.voice.out = make([]uint8, 0, n)
 }
 
 // boundary returns the first sample frame of 10 ms frame k: round(k*rate/100),
@@ -170,6 +173,7 @@ func (a *Analyzer) segment(seg []float32, n int) {
 	u := a.u[:len(seg)]
 	if ch == 2 {
 		a.prefilterStereo(seg, u)
+		a.voice.n += int64(n) // prefilterStereo wrote the downmix
 	} else {
 		for c := 0; c < ch; c++ {
 			a.prefilter(seg, u, c)
@@ -194,6 +198,9 @@ func (a *Analyzer) segment(seg []float32, n int) {
 		a.tp.segment(seg, ch, c, n, a.peakc[c])
 		a.fpk = max(a.fpk, a.peakc[c])
 	}
+	if ch != 2 {
+		a.voice.write(seg)
+	}
 }
 
 // prefilterStereo is prefilter for both channels of stereo input.
@@ -203,7 +210,11 @@ func (a *Analyzer) prefilterStereo(seg []float32, u []float64) {
 	px1, px2, qx1, qx2 := s0.x1, s0.x2, s1.x1, s1.x2
 	var sq0, sq1, p0, p1 float64
 	u = u[:len(seg)]
+	// The voice detector's downmix ring is filled here too, saving a pass.
+	ring, mask, pos := a.voice.ring, a.voice.mask, a.voice.n
 	for i := 0; i+1 < len(seg) && i+1 < len(u); i += 2 {
+		ring[pos&mask] = (seg[i] + seg[i+1]) * 0.5
+		pos++
 		x, w := float64(seg[i]), float64(seg[i+1])
 		sq0 += x * x
 		sq1 += w * w
@@ -352,6 +363,7 @@ func (a *Analyzer) endFrame() {
 	a.fpk = 0
 	a.samplePeak = max(a.samplePeak, pk)
 	a.rms = append(a.rms, dbOfPower(a.sq/float64(n*int64(a.ch))))
+	a.voice.frame(a.sq / float64(n*int64(a.ch)))
 	a.peakEnv = append(a.peakEnv, dbOfAmplitude(pk))
 	a.sq = 0
 	e := 0.0
@@ -418,6 +430,7 @@ func (a *Analyzer) Result(info Info) *Analysis {
 		a.endFrame() // partial last 10 ms frame: envelope only
 	}
 	a.tp.flush()
+	a.voice.flush()
 	info.SampleRate = a.format.SampleRate
 	info.Channels = a.format.Channels
 	info.Frames = a.pos
@@ -438,7 +451,7 @@ func (a *Analyzer) Result(info Info) *Analysis {
 		NoiseFloorDb:  lv.NoiseFloorDb,
 		SpeechLevelDb: lv.SpeechLevelDb,
 		ThresholdDb:   lv.ThresholdDb,
-		Envelope:      Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv},
+		Envelope:      Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv, Voice: a.voice.out},
 		Blocks:        blocks,
 		BlockSec:      blockSec,
 	}
