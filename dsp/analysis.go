@@ -31,8 +31,11 @@ type Analysis struct {
 	Loudness      Loudness `json:"loudness"`
 	NoiseFloorDb  float64  `json:"noiseFloorDb"`
 	SpeechLevelDb float64  `json:"speechLevelDb"`
-	ThresholdDb   float64  `json:"thresholdDb"` // the automatic silence threshold
+	ThresholdDb   float64  `json:"thresholdDb"` // the automatic pause threshold (PauseThreshold), the one the planner uses
 	Envelope      Envelope `json:"envelope"`
+	// Warnings say what the analysis found odd, such as a file with no
+	// pause at all (see pauseCheck).
+	Warnings []string `json:"warnings,omitempty"`
 
 	// Blocks are the channel-weighted mean-square K-weighted energies of
 	// consecutive 100 ms blocks, kept so that LoudnessOf can measure any set

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // ErrBadSamples reports samples the Analyzer cannot measure: a slice that
@@ -444,17 +445,45 @@ func (a *Analyzer) Result(info Info) *Analysis {
 		MomentaryMax: lufs(a.mMaxZ),
 		ShortTermMax: lufs(a.sMaxZ),
 	}
-	lv := EstimateLevels(a.rms)
-	return &Analysis{
+	lvl := EstimateLevels(a.rms)
+	env := Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv, Voice: a.voice.out}
+	thr, warn := pauseCheck(&env, lvl)
+	an := &Analysis{
 		Input:         info,
 		Loudness:      l,
-		NoiseFloorDb:  lv.NoiseFloorDb,
-		SpeechLevelDb: lv.SpeechLevelDb,
-		ThresholdDb:   lv.ThresholdDb,
-		Envelope:      Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv, Voice: a.voice.out},
+		NoiseFloorDb:  lvl.NoiseFloorDb,
+		SpeechLevelDb: lvl.SpeechLevelDb,
+		ThresholdDb:   thr,
+		Envelope:      env,
 		Blocks:        blocks,
 		BlockSec:      blockSec,
 	}
+	if warn != "" {
+		an.Warnings = []string{warn}
+	}
+	return an
+}
+
+// pauseCheck returns the pause threshold and, when neither level nor the
+// voice classification finds a pause of 0.2 s, a warning saying why.
+func pauseCheck(env *Envelope, lvl Levels) (float64, string) {
+	lv := SmoothedLevels(env.RMSDb)
+	thr, ok := PauseThreshold(lv, lvl)
+	if ok || len(lv) == 0 {
+		return thr, ""
+	}
+	if ns := NonSpeech(env, lv, lvl.SpeechLevelDb, 0); ns != nil && slices.Contains(ns, false) {
+		run := 0
+		for _, b := range ns {
+			if !b {
+				run = 0
+			} else if run++; run >= minPauseFrames {
+				return thr, ""
+			}
+		}
+	}
+	return thr, fmt.Sprintf("no pauses found: the level never drops under %.1f dBFS (%.0f dB under the programme level, %.1f dBFS) for 0.2 s, and no voice stands out of a background; nothing is cut",
+		thr, lvl.SpeechLevelDb-thr, lvl.SpeechLevelDb)
 }
 
 // analyzeBufFrames is the number of frames Analyze reads at a time.

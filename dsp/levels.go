@@ -93,3 +93,103 @@ func EstimateLevels(rmsDb []float32) Levels {
 	thr = min(max(thr, minThresholdDb), maxThresholdDb)
 	return Levels{NoiseFloorDb: noise, SpeechLevelDb: speech, ThresholdDb: thr}
 }
+
+// The pause threshold (Analysis.ThresholdDb), the open level the planner
+// uses with the automatic threshold. It is worked out on the 10 ms powers
+// averaged over 50 ms (centred), whose 10th percentile is the floor:
+//
+//   - it starts from EstimateLevels' threshold, raised to 6 dB over the
+//     floor by at most 4 dB, so that the floor's scatter cannot open speech;
+//   - pauses of digital silence (the floor more than 20 dB under the noise
+//     floor, which leaves digital silence out): it is lowered to
+//     max(floor + 20 dB, speech level - 40 dB);
+//   - no plateau of steady floor (the 25th percentile more than 3 dB over
+//     the 10th: the quiet frames are quiet programme, as in music): at most
+//     the speech level - 20 dB;
+//   - never above the speech level - SpeechMarginDb (24 dB): the quietest
+//     audible run of real speech (60 ms or more) in the test recordings
+//     peaks 19.7 dB under the speech level (50 ms level), so a threshold
+//     24 dB under it leaves 4 dB for the scatter of the 10 ms levels;
+//   - finally within -70..-10 dB (the range a caller may give).
+//
+// When no stretch of 0.2 s stays under it (50 ms level) the file has no
+// pause that level can find.
+const (
+	thrFloorRaiseDb     = 6.0
+	thrMaxRaiseDb       = 4.0
+	thrSilentGapDb      = 20.0
+	thrSpeechDepthDb    = 40.0
+	thrPlateauDb        = 3.0
+	thrNoPlateauDepth   = 20.0
+	SpeechMarginDb      = 24.0
+	minPauseFrames      = 20
+	pauseThresholdBinDb = 0.5
+)
+
+// SmoothedLevels returns the 10 ms powers of rmsDb averaged over 5 frames
+// (50 ms, centred; fewer at the edges), in dB, floor FloorDb.
+func SmoothedLevels(rmsDb []float32) []float32 {
+	n := len(rmsDb)
+	out := make([]float32, n)
+	pw := func(i int) float64 { return math.Pow(10, float64(rmsDb[i])/10) }
+	for i := range out {
+		s, c := 0.0, 0
+		for j := max(i-2, 0); j <= min(i+2, n-1); j++ {
+			s += pw(j)
+			c++
+		}
+		out[i] = float32(FloorDb)
+		if m := s / float64(c); m > 1e-12 {
+			out[i] = float32(max(10*math.Log10(m), FloorDb))
+		}
+	}
+	return out
+}
+
+// quantile32 returns the p-quantile of levels in 0.5 dB bins (the lower
+// edge of its bin).
+func quantile32(levels []float32, p float64) float64 {
+	const lo, hi = FloorDb, 20.0
+	var bins [int((hi-lo)/pauseThresholdBinDb) + 1]int
+	for _, v := range levels {
+		bins[int((min(max(float64(v), lo), hi)-lo)/pauseThresholdBinDb)]++
+	}
+	target, acc := max(int(math.Ceil(p*float64(len(levels)))), 1), 0
+	for b, c := range bins {
+		acc += c
+		if acc >= target {
+			return lo + float64(b)*pauseThresholdBinDb
+		}
+	}
+	return hi
+}
+
+// PauseThreshold returns the automatic pause threshold for the 50 ms
+// levels lv (SmoothedLevels) and the levels lvl, and whether some stretch of
+// at least 0.2 s stays under it.
+func PauseThreshold(lv []float32, lvl Levels) (float64, bool) {
+	if len(lv) == 0 {
+		return lvl.ThresholdDb, false
+	}
+	floor := quantile32(lv, 0.10)
+	open := max(lvl.ThresholdDb, min(floor+thrFloorRaiseDb, lvl.ThresholdDb+thrMaxRaiseDb))
+	if floor < lvl.NoiseFloorDb-thrSilentGapDb {
+		open = min(open, max(floor+thrSilentGapDb, lvl.SpeechLevelDb-thrSpeechDepthDb))
+	}
+	if quantile32(lv, 0.25)-floor > thrPlateauDb {
+		open = min(open, lvl.SpeechLevelDb-thrNoPlateauDepth)
+	}
+	open = min(open, lvl.SpeechLevelDb-SpeechMarginDb)
+	open = min(max(open, minThresholdDb), maxThresholdDb)
+	run := 0
+	for _, v := range lv {
+		if float64(v) < open {
+			if run++; run >= minPauseFrames {
+				return open, true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return open, false
+}

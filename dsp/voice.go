@@ -270,3 +270,82 @@ func (v *voiceDetector) periodicity(i int64) float64 {
 	}
 	return math.Sqrt(best)
 }
+
+// Speech seeds and the background mask (NonSpeech).
+//
+// A frame seeds speech when it is VoiceLoud or periodic (VoiceScore
+// averaged over the classified frames within 20 ms at least voicedMin,
+// 0.38) and, with a faint-voice depth given, its 50 ms level is
+// within that depth of the speech level (a fainter voice is another
+// speaker's crosstalk). Seeds in runs shorter than seedMinFrames (50 ms)
+// are dropped: crackles and clicks. Speech is every seed run widened while
+// the level stays over the background (the frame is not VoiceFloor): up to
+// growAfter frames (200 ms) after it, for word endings, and growBefore
+// (150 ms) before it, for unvoiced onsets. Every other frame is background.
+const (
+	voicedMin     = 0.38
+	voicedAvg     = 2
+	seedMinFrames = 5
+	growAfter     = 20
+	growBefore    = 15
+)
+
+// NonSpeech returns, for each frame of env, whether the voice
+// classification puts it in the background (see above): lv are the 50 ms
+// levels (SmoothedLevels), faintDb the faint-voice depth (0: none). It
+// returns nil when env has no voice classification.
+func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
+	n := len(env.Voice)
+	if n == 0 || n != len(lv) {
+		return nil
+	}
+	seed := make([]bool, n)
+	classified := func(v uint8) bool { return v != VoiceFloor && v != VoiceLoud }
+	for i, v := range env.Voice {
+		switch {
+		case v == VoiceLoud:
+			seed[i] = true
+		case classified(v):
+			// The periodicity averaged over the classified frames
+			// within 20 ms.
+			s, c := 0.0, 0
+			for j := max(i-voicedAvg, 0); j <= min(i+voicedAvg, n-1); j++ {
+				if w := env.Voice[j]; classified(w) {
+					s += VoiceScore(w)
+					c++
+				}
+			}
+			seed[i] = s >= voicedMin*float64(c)
+		}
+		if faintDb > 0 && float64(lv[i]) < speechDb-faintDb {
+			seed[i] = false
+		}
+	}
+	speech := make([]bool, n)
+	for i := 0; i < n; {
+		if !seed[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < n && seed[j] {
+			j++
+		}
+		if j-i >= seedMinFrames {
+			for k := i; k < j; k++ {
+				speech[k] = true
+			}
+			for k := j; k < min(j+growAfter, n) && env.Voice[k] != VoiceFloor; k++ {
+				speech[k] = true
+			}
+			for k := i - 1; k >= max(i-growBefore, 0) && env.Voice[k] != VoiceFloor; k-- {
+				speech[k] = true
+			}
+		}
+		i = j
+	}
+	for i := range speech {
+		speech[i] = !speech[i]
+	}
+	return speech
+}

@@ -34,7 +34,7 @@ type goldenInput struct {
 	Duration      float64   `json:"duration,omitempty"`      // default frames x 10 ms
 	NoiseFloorDb  *float64  `json:"noiseFloorDb,omitempty"`  // default -80
 	SpeechLevelDb *float64  `json:"speechLevelDb,omitempty"` // default -20
-	ThresholdDb   *float64  `json:"thresholdDb,omitempty"`   // automatic threshold, default -50
+	ThresholdDb   *float64  `json:"thresholdDb,omitempty"`   // the analysis's starting threshold (dsp.EstimateLevels'), default -50; dsp.PauseThreshold makes the pause threshold of it
 	Params        Params    `json:"params"`
 	Extra         []Cut     `json:"extra,omitempty"`
 }
@@ -74,11 +74,15 @@ func (in goldenInput) analysis() *dsp.Analysis {
 	if dur == 0 {
 		dur = float64(len(rms)) * dsp.EnvelopeFrameSec
 	}
+	// The analysis's pause threshold, as dsp works it out from its
+	// starting threshold (thresholdDb, the 35 % rule's) and the envelope.
+	lvl := dsp.Levels{NoiseFloorDb: orDefault(in.NoiseFloorDb, -80), SpeechLevelDb: orDefault(in.SpeechLevelDb, -20), ThresholdDb: orDefault(in.ThresholdDb, -50)}
+	thr, _ := dsp.PauseThreshold(dsp.SmoothedLevels(rms), lvl)
 	return &dsp.Analysis{
 		Input:         dsp.Info{Duration: dur},
-		NoiseFloorDb:  orDefault(in.NoiseFloorDb, -80),
-		SpeechLevelDb: orDefault(in.SpeechLevelDb, -20),
-		ThresholdDb:   orDefault(in.ThresholdDb, -50),
+		NoiseFloorDb:  lvl.NoiseFloorDb,
+		SpeechLevelDb: lvl.SpeechLevelDb,
+		ThresholdDb:   thr,
 		Envelope:      dsp.Envelope{FrameSec: dsp.EnvelopeFrameSec, RMSDb: rms, PeakDb: peak},
 	}
 }
@@ -92,7 +96,7 @@ func checkInvariants(t *testing.T, name string, p *Plan) {
 		cut  bool
 	}
 	for _, c := range p.Cuts {
-		if c.Reason != ReasonSilence && c.Reason != ReasonShortSpeech && c.Reason != ReasonFiller {
+		if c.Reason != ReasonSilence && c.Reason != ReasonShortSpeech && c.Reason != ReasonFiller && c.Reason != ReasonNoise {
 			t.Errorf("%s: cut reason %q", name, c.Reason)
 		}
 	}

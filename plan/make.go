@@ -61,20 +61,32 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	eff.ThresholdDb = &thr
 	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
 
-	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil}
-	mk.noiseBed = mk.auto && isNoiseBed(a.Loudness, dur)
+	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil, faint: p.FaintVoiceDb}
 	islands := mk.detect()
 	cuts := mk.silenceCuts(islands, p)
 	if n > 0 {
 		thr = mk.open
 		pl.ThresholdDb = thr
+		eff.ThresholdDb = &thr
+		pl.Params = eff
 	}
 	cuts = mergeExtra(cuts, extra, dur)
 	pl.finish(cuts, dur)
 	if len(pl.Keep) == 0 {
-		return pl, fmt.Errorf("plan: all %.3f s would be cut: %w", dur, ErrNothingToKeep)
+		return pl, fmt.Errorf("plan: all %.3f s would be cut%s: %w", dur, keepHint(a), ErrNothingToKeep)
 	}
 	return pl, nil
+}
+
+// keepHint names a threshold that would keep the loud part of the input:
+// the speech level less dsp.SpeechMarginDb, when that is a threshold a
+// caller may give.
+func keepHint(a *dsp.Analysis) string {
+	h := math.Round(a.SpeechLevelDb - dsp.SpeechMarginDb)
+	if h < MinThresholdDb || math.IsNaN(h) {
+		return " (the input holds no sound over -70 dBFS)"
+	}
+	return fmt.Sprintf(" (thresholdDb %g would keep the speech, whose level is %.1f dBFS)", min(h, MaxThresholdDb), a.SpeechLevelDb)
 }
 
 type maker struct {
@@ -85,12 +97,17 @@ type maker struct {
 	speech     float64
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
-	noiseBed   bool    // the whole input is a steady, quiet noise bed
+	faint      float64 // faint-voice depth (Params.FaintVoiceDb)
 	open       float64 // the threshold detection used (reported in the plan)
+	bg         []bool  // frames the voice classification puts in the background (automatic threshold only)
+	closeLv    float64 // the close level detection used
 }
 
 // level returns frame i's RMS level in dB (NaN reads as the floor).
 func (m *maker) level(i int) float64 {
+	if m.bg != nil && m.bg[i] {
+		return dsp.FloorDb
+	}
 	v := float64(m.env.RMSDb[i])
 	if math.IsNaN(v) {
 		return dsp.FloorDb
@@ -117,12 +134,6 @@ type tuning struct {
 	smooth               int     // frames of the centred power average detection runs on (odd)
 	maxHystDb, minHystDb float64 // gap between open and close level (automatic threshold)
 	explicitHystDb       float64 // open level over a given threshold
-	floorRaiseDb         float64 // the automatic open level is at least floor + this ...
-	maxRaiseDb           float64 // ... raised by at most this over the analysis threshold
-	silentGapDb          float64 // floor this far under the analysis noise floor: pauses are digital silence
-	speechDepthDb        float64 // then the open level may go down to speech level - this
-	plateauDb            float64 // the 25th percentile within this of the floor: the pauses form a plateau
-	noPlateauDepthDb     float64 // without a plateau, the open level is at least this under the speech level
 	trimDepthDb          float64 // protected edge frames this far under the open level are given back
 	riseDb               float64 // rise tolerated while following a decay/onset
 	floorMarginDb        float64 // a decay is followed down to floor + this
@@ -130,7 +141,7 @@ type tuning struct {
 	pad                  int     // frames added on both sides of every island
 }
 
-var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, floorRaiseDb: 6, maxRaiseDb: 4, silentGapDb: 20, speechDepthDb: 40, trimDepthDb: 20, plateauDb: 3, noPlateauDepthDb: 20,
+var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
 	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
@@ -256,38 +267,34 @@ func (m *maker) detect() []island {
 	if m.n == 0 {
 		return nil
 	}
-	if m.noiseBed {
-		m.open = m.thr
-		return nil
-	}
 	tu := m.tu
 	lv := m.smoothed()
 	hist := newLevelHist(lv)
 	floor := hist.quantile(0.10)
-	// Automatic threshold: it is the open level, the close level sits
-	// under it. Given threshold: it is the close level (everything under
-	// it is silence), the open level sits explicitHystDb over it.
+	// Automatic threshold: the analysis's pause threshold is the open
+	// level, the close level sits under it. Given threshold: it is the
+	// close level (everything under it is silence), the open level sits
+	// explicitHystDb over it.
 	open, closeLv := m.thr+tu.explicitHystDb, m.thr
 	m.open = m.thr
 	if m.auto {
-		open = max(m.thr, min(floor+tu.floorRaiseDb, m.thr+tu.maxRaiseDb))
-		if floor < m.noise-tu.silentGapDb {
-			// The pauses are digital silence, which the analysis's noise
-			// floor leaves out: anything well over it is sound.
-			open = min(open, max(floor+tu.silentGapDb, m.speech-tu.speechDepthDb))
-		}
-		if hist.quantile(0.25)-floor > tu.plateauDb {
-			// No plateau of steady floor: the quiet frames are quiet
-			// programme (music), not pauses. Only what lies well under the
-			// programme level is silence.
-			open = min(open, m.speech-tu.noPlateauDepthDb)
-		}
 		// Within the range a caller may give, so that the plan's
 		// effective params validate.
-		open = min(max(open, MinThresholdDb), MaxThresholdDb)
+		open = min(max(m.thr, MinThresholdDb), MaxThresholdDb)
 		closeLv = open - min(max((open-floor)/2, tu.minHystDb), tu.maxHystDb)
 		m.open = open
+		// Where level cannot decide, the voice classification puts
+		// frames in the background: they count as silence.
+		if bg := dsp.NonSpeech(m.env, lv, m.speech, m.faint); bg != nil {
+			m.bg = bg
+			for i, b := range bg {
+				if b {
+					lv[i] = float32(dsp.FloorDb)
+				}
+			}
+		}
 	}
+	m.closeLv = closeLv
 	stop := max(floor+tu.floorMarginDb, dsp.FloorDb+1)
 	l := func(i int) float64 { return float64(lv[i]) }
 	var out []island
@@ -348,27 +355,6 @@ func (m *maker) detect() []island {
 		i = max(i, e)
 	}
 	return out
-}
-
-// Noise-bed limits (see isNoiseBed).
-const (
-	noiseBedMaxLRA  = 1.5 // LU
-	noiseBedMaxLUFS = -35 // integrated loudness
-	noiseBedMinSec  = 6.0 // shorter inputs have no meaningful LRA
-)
-
-// isNoiseBed reports an input that is a steady, quiet noise bed with no
-// programme: its loudness hardly moves over 3 s windows (LRA under
-// 1.5 LU) and it is quiet (integrated under -35 LUFS, 19 dB under the
-// podcast target), over at least 6 s. Speech with pauses moves by 2 LU or
-// more (the quietest corpus case: LRA 2.0 at -39 LUFS; continuous read
-// speech 1.3 LU but at -20 LUFS); steady music is loud. Measured on the
-// shared recordings (crackling vinyl hiss: LRA 0.8 LU at -37.6 LUFS), whose
-// 10 ms envelope alone looks like quiet speech in noise. Only the
-// automatic threshold applies it: a given threshold is obeyed as given.
-func isNoiseBed(l dsp.Loudness, dur float64) bool {
-	return dur >= noiseBedMinSec && l.Range < noiseBedMaxLRA &&
-		!math.IsInf(l.Integrated, 0) && !math.IsNaN(l.Integrated) && l.Integrated < noiseBedMaxLUFS
 }
 
 // t converts a frame boundary to seconds, clamped to the duration.
@@ -448,16 +434,37 @@ func (m *maker) silenceCuts(islands []island, p Params) []Cut {
 				continue
 			}
 			if is0 > pos {
-				cuts = append(cuts, Cut{pos, is0, ReasonSilence})
+				cuts = append(cuts, Cut{pos, is0, m.reason(pos, is0)})
 			}
 			cuts = append(cuts, Cut{is0, is1, ReasonShortSpeech})
 			pos = is1
 		}
 		if pos < ce {
-			cuts = append(cuts, Cut{pos, ce, ReasonSilence})
+			cuts = append(cuts, Cut{pos, ce, m.reason(pos, ce)})
 		}
 	}
 	return cuts
+}
+
+// reason returns "noise" for a pause [a, b) that level alone would have
+// kept: more than half of its frames are at or over the close level and
+// the voice classification put them in the background. Otherwise
+// "silence".
+func (m *maker) reason(a, b float64) string {
+	if m.bg == nil {
+		return ReasonSilence
+	}
+	i0, i1 := int(a/m.fs), min(int(math.Ceil(b/m.fs)), m.n)
+	loud := 0
+	for i := i0; i < i1; i++ {
+		if m.bg[i] && float64(m.env.RMSDb[i]) >= m.closeLv {
+			loud++
+		}
+	}
+	if 2*loud > i1-i0 {
+		return ReasonNoise
+	}
+	return ReasonSilence
 }
 
 // snap moves the cut edge t by up to snapFrames envelope frames to a frame

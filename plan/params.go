@@ -39,7 +39,10 @@ func (p Params) Validate() error {
 	if err := check("keepSilenceMs", p.KeepSilenceMs, MinKeepSilenceMs, MaxKeepSilenceMs); err != nil {
 		return err
 	}
-	return check("minSpeechMs", p.MinSpeechMs, MinMinSpeechMs, MaxMinSpeechMs)
+	if err := check("minSpeechMs", p.MinSpeechMs, MinMinSpeechMs, MaxMinSpeechMs); err != nil {
+		return err
+	}
+	return check("faintVoiceDb", p.FaintVoiceDb, 0, 60)
 }
 
 // Normalization targets a preset may ask for (the export's normalize field).
@@ -91,10 +94,10 @@ const DefaultPresetName = "podcast"
 // word of the speech files and cuts under 3 % of the audible music.
 func Presets() []Preset {
 	return []Preset{
-		{Name: "podcast", Params: Params{MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120}, Normalize: NormalizePodcast, Rumble: true},
+		{Name: "podcast", Params: Params{MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120, FaintVoiceDb: 15}, Normalize: NormalizePodcast, Rumble: true},
 		{Name: "youtube", Params: Params{MinSilenceSec: 0.35, KeepSilenceMs: 120, MinSpeechMs: 150}, Normalize: NormalizeYouTube, Rumble: true},
 		{Name: "cours", Params: Params{MinSilenceSec: 1.2, KeepSilenceMs: 500, MinSpeechMs: 100}, Normalize: NormalizePodcast, Rumble: true},
-		{Name: "interview", Params: Params{MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150}, Normalize: NormalizePodcast, Rumble: true},
+		{Name: "interview", Params: Params{MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150, FaintVoiceDb: 15}, Normalize: NormalizePodcast, Rumble: true},
 		{Name: "radical", Params: Params{MinSilenceSec: 0.2, KeepSilenceMs: 60, MinSpeechMs: 250}, Normalize: NormalizeYouTube, Rumble: true},
 	}
 }

@@ -12,24 +12,27 @@
 // around one level cannot chatter.
 //
 //   - Automatic threshold (Params.ThresholdDb nil): the open level is the
-//     analysis's ThresholdDb, raised to 6 dB over the envelope's own floor
-//     (10th percentile of the smoothed levels) by at most 4 dB, so that the
-//     floor's scatter cannot open speech; when that floor lies more than
-//     20 dB under the analysis's noise floor (pauses of digital silence,
-//     which the analysis leaves out) it is lowered to max(floor + 20 dB,
-//     speech level - 40 dB). When the smoothed levels show no plateau of
-//     steady floor (their 25th percentile more than 3 dB over the 10th: the
-//     quiet frames are quiet programme, as in music, not pauses) it is
-//     capped at the speech level - 20 dB. It is finally kept within -70..-10
-//     dB (the range a caller may give). The close level sits half-way down to the
-//     floor (1 to 12 dB under the open level). Plan.ThresholdDb reports the
-//     open level used.
+//     analysis's ThresholdDb, the pause threshold dsp works out from the
+//     level distribution (dsp.PauseThreshold: over the floor's scatter,
+//     lower for pauses of digital silence, capped without a plateau of
+//     steady floor, never above the speech level - dsp.SpeechMarginDb),
+//     kept within -70..-10 dB (the range a caller may give); Plan.ThresholdDb
+//     and the analysis report the same level. The close level sits
+//     half-way down to the floor (10th percentile of the smoothed levels,
+//     1 to 12 dB under the open level).
+//
+//     Where level alone cannot decide (a bed of noise, hum, static or music
+//     over the threshold, a fainter voice), the analysis's voice
+//     classification (dsp.NonSpeech on Envelope.Voice) puts frames in the
+//     background: they count as silence. Level stays the first signal: a
+//     frame well over its local floor, or periodic at a voice's pitch
+//     within Params.FaintVoiceDb of the speech level, is speech, and so
+//     is what follows it by 200 ms (precedes it by 150 ms) while the level
+//     stays over the floor. A cut most of whose frames are over the close
+//     level has reason "noise". A file where neither level nor voice finds
+//     a pause of 0.2 s has no cut (and the analysis warns).
 //   - Given threshold: it is the close level (a frame under it is silence,
 //     a frame exactly at it is not); the open level is 3 dB over it.
-//
-// With the automatic threshold, an input of at least 6 s whose loudness
-// hardly moves (LRA under 1.5 LU) and is quiet (under -35 LUFS) is a steady
-// noise bed with no programme: it is all silence (see isNoiseBed).
 //
 // Word tails and soft onsets are protected: from each island's end the
 // smoothed level is followed while it keeps falling (a rise of at most
@@ -77,7 +80,8 @@
 // Cuts and keeps are sorted and disjoint and together cover [0, duration]
 // exactly (duration is the analysis's Input.Duration, or frames x 10 ms).
 // Stats.SavedPct is in percent, rounded to 0.001. A plan with nothing to
-// keep is returned together with ErrNothingToKeep.
+// keep is returned together with ErrNothingToKeep, whose message names a
+// threshold that would keep the speech (speech level - 24 dB).
 //
 // The golden files in testdata/ (one .in.json and .golden.json per rule
 // and edge case) are the executable form of this specification.
@@ -101,6 +105,10 @@ const (
 	ReasonSilence     = "silence"
 	ReasonShortSpeech = "short-speech"
 	ReasonFiller      = "filler"
+	// ReasonNoise is a pause that is not quiet (a bed of noise, hum, music
+	// or a fainter voice over the close level) that the voice
+	// classification found free of the main speaker.
+	ReasonNoise = "noise"
 )
 
 // Range is a half-open time interval in seconds of the original.
@@ -120,6 +128,12 @@ type Params struct {
 	MinSilenceSec float64  `json:"minSilenceSec"`
 	KeepSilenceMs float64  `json:"keepSilenceMs"`
 	MinSpeechMs   float64  `json:"minSpeechMs"`
+	// FaintVoiceDb, when over 0, makes a voice more than this many dB
+	// under the speech level (crosstalk from another speaker's microphone
+	// on a close-mic track) count as pause: such frames cannot seed speech
+	// in the voice classification (dsp.NonSpeech). Presets set it (15 for
+	// podcast and interview); it is not an API parameter.
+	FaintVoiceDb float64 `json:"-"`
 }
 
 // Stats summarises a plan.

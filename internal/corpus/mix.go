@@ -276,6 +276,11 @@ const stretchMinSec = 0.2
 
 var stretchLens = []float64{0.4, 0.7, 1.0, 1.5, 2.5}
 
+// speechEnd cuts a recording where its speech ends: after the last word
+// of the inaugural address the crowd starts to cheer (from 10.42 s), which
+// is not speech.
+var speechEnd = map[string]float64{"en_jfk_inaugural_11s.flac": 10.42}
+
 // speech returns the main speaker's recording with its pauses stretched.
 func (m *Mixer) speech(ctx context.Context, name string) ([]float32, error) {
 	key := "stretched:" + name
@@ -288,6 +293,9 @@ func (m *Mixer) speech(ctx context.Context, name string) ([]float32, error) {
 	raw, err := m.load(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	if end, ok := speechEnd[name]; ok && int(end*MixRate) < len(raw) {
+		raw = raw[:int(end*MixRate)]
 	}
 	fl := MixRate / 100
 	nf := (len(raw) + fl - 1) / fl
