@@ -31,6 +31,7 @@
 //     stays over the floor. A cut most of whose frames are over the close
 //     level has reason "noise". A file where neither level nor voice finds
 //     a pause of 0.2 s has no cut (and the analysis warns).
+//
 //   - Given threshold: it is the close level (a frame under it is silence,
 //     a frame exactly at it is not); the open level is 3 dB over it.
 //
