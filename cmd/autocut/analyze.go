@@ -35,7 +35,8 @@ type analyzeFlags struct {
 // analysis pass, then the cut plan with the preset's params overridden by
 // the flags, printed as indented JSON on standard output (and, when
 // standard error is a terminal, a summary in words there). A plan with
-// nothing to keep is still printed (with planError) and exits non-zero.
+// nothing to keep is still printed, with planError and a warning, and
+// exits 0 (cut refuses it).
 func runAnalyze(ctx context.Context, e env) error {
 	var f analyzeFlags
 	var tl timelineFlags
@@ -83,8 +84,14 @@ func runAnalyze(ctx context.Context, e env) error {
 	if perr == nil || errors.Is(perr, plan.ErrNothingToKeep) {
 		out.Plan = p
 	}
+	planErr := perr
 	if perr != nil {
 		out.PlanError = perr.Error()
+		if errors.Is(perr, plan.ErrNothingToKeep) {
+			a.Warnings = append(a.Warnings, perr.Error())
+			fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", perr)
+			perr = nil
+		}
 	} else {
 		if a.Input.Type == "video" && a.Input.FrameRate.Num == 0 {
 			if info, err := dsp.Probe(ctx, in); err == nil {
@@ -108,7 +115,7 @@ func runAnalyze(ctx context.Context, e env) error {
 		return err
 	}
 	if e.stderrTTY {
-		printSummary(e.stderr, a, p, perr, f, out.Timelines)
+		printSummary(e.stderr, a, p, planErr, f, out.Timelines)
 	}
 	return perr
 }
