@@ -278,16 +278,22 @@ func (v *voiceDetector) periodicity(i int64) float64 {
 // 0.38) and, with a faint-voice depth given, its 50 ms level is
 // within that depth of the speech level (a fainter voice is another
 // speaker's crosstalk). Seeds in runs shorter than seedMinFrames (50 ms)
-// are dropped: crackles and clicks. Speech is every seed run widened while
+// with fewer than loudMinFrames (2) VoiceLoud frames are dropped: crackles
+// and clicks. Speech is every seed run widened while
 // the level stays over the background (the frame is not VoiceFloor): up to
 // growAfter frames (200 ms) after it, for word endings, and growBefore
-// (150 ms) before it, for unvoiced onsets. Every other frame is background.
+// (150 ms) before it, for unvoiced onsets. Every other frame whose level is
+// more than bgMaxDb (10 dB) under the speech level is background: level
+// decides the louder ones (a steady tone or loud music is sound, not a
+// bed, however unvoiced).
 const (
 	voicedMin     = 0.38
 	voicedAvg     = 2
 	seedMinFrames = 5
+	loudMinFrames = 2
 	growAfter     = 20
 	growBefore    = 15
+	bgMaxDb       = 10
 )
 
 // NonSpeech returns, for each frame of env, whether the voice
@@ -327,11 +333,14 @@ func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 			i++
 			continue
 		}
-		j := i
+		j, loud := i, 0
 		for j < n && seed[j] {
+			if env.Voice[j] == VoiceLoud {
+				loud++
+			}
 			j++
 		}
-		if j-i >= seedMinFrames {
+		if j-i >= seedMinFrames || loud >= loudMinFrames {
 			for k := i; k < j; k++ {
 				speech[k] = true
 			}
@@ -345,7 +354,10 @@ func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 		i = j
 	}
 	for i := range speech {
-		speech[i] = !speech[i]
+		// Level first: a frame within bgMaxDb of the speech level is
+		// sound, whatever its periodicity (a steady tone or music, a
+		// loud noise the speaker makes).
+		speech[i] = !speech[i] && float64(lv[i]) < speechDb-bgMaxDb
 	}
 	return speech
 }

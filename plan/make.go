@@ -22,6 +22,9 @@ const (
 	// minKeepSec: a kept stretch shorter than this between two cuts is
 	// absorbed into the cuts (it would only be a click).
 	minKeepSec = 0.010
+	// audibleDepthDb: word decays are followed down to the input's sample
+	// peak less this (the corpora's rule of audible speech).
+	audibleDepthDb = 40.0
 )
 
 // Make turns an analysis into a plan with params p (validated first) and
@@ -61,7 +64,7 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	eff.ThresholdDb = &thr
 	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
 
-	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil, faint: p.FaintVoiceDb}
+	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil, faint: p.FaintVoiceDb, peakDb: a.Loudness.SamplePeak}
 	islands := mk.detect()
 	cuts := mk.silenceCuts(islands, p)
 	if n > 0 {
@@ -95,6 +98,7 @@ type maker struct {
 	fs, dur    float64
 	thr, noise float64
 	speech     float64
+	peakDb     float64 // the input's sample peak, dBFS
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
 	faint      float64 // faint-voice depth (Params.FaintVoiceDb)
@@ -296,6 +300,11 @@ func (m *maker) detect() []island {
 	}
 	m.closeLv = closeLv
 	stop := max(floor+tu.floorMarginDb, dsp.FloorDb+1)
+	if m.auto && m.peakDb > dsp.FloorDb {
+		// Nothing more than audibleDepthDb under the input's peak is
+		// audible next to it: decays are not followed under that.
+		stop = max(stop, m.peakDb-audibleDepthDb)
+	}
 	l := func(i int) float64 { return float64(lv[i]) }
 	var out []island
 	for i := 0; i < m.n; {
