@@ -67,8 +67,10 @@ func (in goldenInput) analysis() *dsp.Analysis {
 	}
 	over := float32(orDefault(in.PeakOverRMSDb, 3))
 	peak := make([]float32, len(rms))
+	samplePeak := dsp.FloorDb
 	for i, v := range rms {
 		peak[i] = min(v+over, 0)
+		samplePeak = max(samplePeak, float64(peak[i]))
 	}
 	dur := in.Duration
 	if dur == 0 {
@@ -80,6 +82,7 @@ func (in goldenInput) analysis() *dsp.Analysis {
 	thr, _ := dsp.PauseThreshold(dsp.SmoothedLevels(rms), lvl)
 	return &dsp.Analysis{
 		Input:         dsp.Info{Duration: dur},
+		Loudness:      dsp.Loudness{SamplePeak: samplePeak},
 		NoiseFloorDb:  lvl.NoiseFloorDb,
 		SpeechLevelDb: lvl.SpeechLevelDb,
 		ThresholdDb:   thr,
