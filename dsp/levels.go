@@ -112,7 +112,7 @@ func EstimateLevels(rmsDb []float32) Levels {
 //     24 dB under it leaves 4 dB for the scatter of the 10 ms levels;
 //   - finally within -70..-10 dB (the range a caller may give).
 //
-// When no stretch of 0.2 s stays under it (50 ms level) the file has no
+// When no stretch of 0.5 s stays under it (50 ms level) the file has no
 // pause that level can find.
 const (
 	thrFloorRaiseDb     = 6.0
@@ -122,7 +122,7 @@ const (
 	thrPlateauDb        = 3.0
 	thrNoPlateauDepth   = 20.0
 	SpeechMarginDb      = 24.0
-	minPauseFrames      = 20
+	minPauseFrames      = 50
 	pauseThresholdBinDb = 0.5
 )
 
@@ -166,7 +166,7 @@ func quantile32(levels []float32, p float64) float64 {
 
 // PauseThreshold returns the automatic pause threshold for the 50 ms
 // levels lv (SmoothedLevels) and the levels lvl, and whether some stretch of
-// at least 0.2 s stays under it.
+// at least 0.5 s stays under it.
 func PauseThreshold(lv []float32, lvl Levels) (float64, bool) {
 	if len(lv) == 0 {
 		return lvl.ThresholdDb, false

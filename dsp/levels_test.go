@@ -42,9 +42,7 @@ func TestLevelsSpeechOverNoise(t *testing.T) {
 			if a.SpeechLevelDb < tc.speechDb-3 || a.SpeechLevelDb > tc.speechDb+10 {
 				t.Errorf("speech level %.1f dB, want %.0f..%.0f", a.SpeechLevelDb, tc.speechDb-3, tc.speechDb+10)
 			}
-			if a.ThresholdDb < max(tc.noiseDb+6, minThresholdDb) || a.ThresholdDb > tc.speechDb-6 {
-				t.Errorf("threshold %.1f dB not between noise %+.0f+6 and speech %.0f-6", a.ThresholdDb, tc.noiseDb, tc.speechDb)
-			}
+			checkPauseThreshold(t, a, tc.noiseDb)
 			// The threshold must separate the actual frames: most pause frames
 			// below it, most loud speech frames above.
 			below, loudAbove, loud := 0, 0, 0
@@ -66,6 +64,19 @@ func TestLevelsSpeechOverNoise(t *testing.T) {
 				t.Errorf("%d of %d loud frames above the threshold", loudAbove, loud)
 			}
 		})
+	}
+}
+
+// checkPauseThreshold fails t when the pause threshold lies over the
+// speech level less SpeechMarginDb, or, where the noise lies far enough
+// under that (6 dB), within 6 dB of the noise.
+func checkPauseThreshold(t *testing.T, a *Analysis, noiseDb float64) {
+	t.Helper()
+	if a.ThresholdDb > a.SpeechLevelDb-SpeechMarginDb+1e-9 {
+		t.Errorf("threshold %.1f dB over the speech level %.1f - %g", a.ThresholdDb, a.SpeechLevelDb, SpeechMarginDb)
+	}
+	if a.SpeechLevelDb-SpeechMarginDb >= noiseDb+6 && a.ThresholdDb < max(noiseDb+6, minThresholdDb) {
+		t.Errorf("threshold %.1f dB under the noise %+.0f + 6", a.ThresholdDb, noiseDb)
 	}
 }
 
@@ -185,9 +196,7 @@ func TestLevelsEspeakSpeech(t *testing.T) {
 			}
 			a := analyzeSynth(t, &sliceSource{f: Format{rate, 1}, s: mix})
 			t.Logf("noise floor %.1f dB, speech level %.1f dB, threshold %.1f dB", a.NoiseFloorDb, a.SpeechLevelDb, a.ThresholdDb)
-			if a.ThresholdDb < tc.noiseDb+6 || a.ThresholdDb > tc.speechDb-6 {
-				t.Errorf("threshold %.1f dB not between noise %+.0f+6 and speech %.0f-6", a.ThresholdDb, tc.noiseDb, tc.speechDb)
-			}
+			checkPauseThreshold(t, a, tc.noiseDb)
 			noiseOnly, noiseBelow, loud, loudAbove := 0, 0, 0, 0
 			for i, m := range frameMS {
 				if i >= a.Envelope.Frames() {

@@ -30,7 +30,8 @@
 //     is what follows it by 200 ms (precedes it by 150 ms) while the level
 //     stays over the floor. A cut most of whose frames are over the close
 //     level has reason "noise". A file where neither level nor voice finds
-//     a pause of 0.2 s has no cut (and the analysis warns).
+//     a pause has no cut (the analysis warns when none of 0.5 s is found:
+//     a tone, steady music, a noise bed).
 //
 //   - Given threshold: it is the close level (a frame under it is silence,
 //     a frame exactly at it is not); the open level is 3 dB over it.
