@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 )
 
 // ErrBadSamples reports samples the Analyzer cannot measure: a slice that
@@ -474,15 +473,8 @@ func pauseCheck(env *Envelope, lvl Levels) (float64, string) {
 	if ok || len(lv) == 0 {
 		return thr, ""
 	}
-	if ns := NonSpeech(env, lv, lvl.SpeechLevelDb, 0); ns != nil && slices.Contains(ns, false) {
-		run := 0
-		for _, b := range ns {
-			if !b {
-				run = 0
-			} else if run++; run >= minPauseFrames {
-				return thr, ""
-			}
-		}
+	if NonSpeech(env, lv, lvl.SpeechLevelDb, 0) != nil {
+		return thr, ""
 	}
 	return thr, fmt.Sprintf("no pauses found: the level never stays under %.1f dBFS (%.0f dB under the programme level, %.1f dBFS) for 0.5 s, and no voice stands out of a background for that long; nothing is cut",
 		thr, lvl.SpeechLevelDb-thr, lvl.SpeechLevelDb)

@@ -349,15 +349,39 @@ func fastMid(lv []float32, e, nf, ns int) float64 {
 // NonSpeech returns, for each frame of env, whether the voice
 // classification puts it in the background (see above): lv are the 50 ms
 // levels (SmoothedLevels), faintDb the faint-voice depth (0: none). It
-// returns nil when env has no voice classification, or when the input has
+// returns nil when env has no voice classification, when the input has
 // no syllabic rhythm (SyllabicDepth under 2 dB: orchestral music, steady
-// noise, tones), where
+// noise, tones), or when it holds no background stretch of 0.5 s (a noise
+// bed with crackles), where
 // level alone decides.
 func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 	n := len(env.Voice)
 	if n == 0 || n != len(lv) || SyllabicDepth(lv) < minSyllabicDb {
 		return nil
 	}
+	bg := nonSpeech(env, lv, speechDb, faintDb)
+	if !hasRun(bg, minPauseFrames) {
+		return nil
+	}
+	return bg
+}
+
+// hasRun reports whether b holds a run of at least k true values.
+func hasRun(b []bool, k int) bool {
+	run := 0
+	for _, v := range b {
+		if !v {
+			run = 0
+		} else if run++; run >= k {
+			return true
+		}
+	}
+	return false
+}
+
+// nonSpeech is NonSpeech without the checks of the whole input.
+func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
+	n := len(env.Voice)
 	seed := make([]bool, n)
 	classified := func(v uint8) bool { return v != VoiceFloor && v != VoiceLoud }
 	for i, v := range env.Voice {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -128,5 +130,67 @@ func TestRealMix(t *testing.T) {
 		t.Log("\n" + strings.Join(lines, "\n"))
 	}
 	t.Log("\n" + mixTable(rows))
-	_ = math.Abs
+}
+
+// sliceSource is a dsp.Source over mono samples.
+type sliceSource struct {
+	rate int
+	s    []float32
+}
+
+func (s *sliceSource) Format() dsp.Format { return dsp.Format{SampleRate: s.rate, Channels: 1} }
+
+func (s *sliceSource) Read(p []float32) (int, error) {
+	if len(s.s) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.s)
+	s.s = s.s[n:]
+	return n, nil
+}
+
+// TestNoPauseInputs: a -23 dBFS tone, steady music and inputs of noise
+// alone have no pause: every preset cuts nothing, and the analysis says
+// why (the music loop has beats, so only "no cut" is asked of it).
+func TestNoPauseInputs(t *testing.T) {
+	const rate = 48000
+	tone := make([]float32, 20*rate)
+	white := make([]float32, 20*rate)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range tone {
+		tone[i] = float32(0.1 * math.Sqrt2 * math.Sin(2*math.Pi*1000*float64(i)/rate)) // -23 dBFS RMS
+		white[i] = float32(0.03 * r.NormFloat64())                                     // -30 dBFS
+	}
+	type input struct {
+		name string
+		a    *dsp.Analysis
+		warn bool
+	}
+	an := func(s []float32) *dsp.Analysis {
+		a, err := dsp.Analyze(context.Background(), &sliceSource{rate, s}, dsp.Info{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	rec := filepath.Join("..", "testdata", "recordings")
+	ins := []input{
+		{"tone 1 kHz -23 dBFS", an(tone), true},
+		{"white noise -30 dBFS", an(white), true},
+		{"noise_vinyl_hiss_cc0.flac", analyzeFile(t, filepath.Join(rec, "noise_vinyl_hiss_cc0.flac")), true},
+		{"noise_alsa_pink_1s.wav", analyzeFile(t, filepath.Join(rec, "noise_alsa_pink_1s.wav")), true},
+		{"music_loop_garzul_cc0.flac", analyzeFile(t, filepath.Join(rec, "music_loop_garzul_cc0.flac")), false},
+	}
+	for _, in := range ins {
+		if in.warn && len(in.a.Warnings) == 0 {
+			t.Errorf("%s: no warning in the analysis", in.name)
+		}
+		for _, pr := range Presets() {
+			pl, err := Make(in.a, pr.Params, nil)
+			if err != nil || len(pl.Cuts) != 0 || pl.ThresholdDb != in.a.ThresholdDb {
+				t.Errorf("%s, %s: error %v, cuts %v, threshold %v (analysis %v): want no cut, one threshold", in.name, pr.Name, err, pl.Cuts, pl.ThresholdDb, in.a.ThresholdDb)
+			}
+		}
+		t.Logf("%s: threshold %.2f, warnings %q", in.name, in.a.ThresholdDb, in.a.Warnings)
+	}
 }

@@ -51,6 +51,7 @@ func writeToneWAV(t *testing.T, segs ...[2]float64) string {
 func TestAnalyzeCommand(t *testing.T) {
 	speech := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
 	silent := writeToneWAV(t, [2]float64{2, 0})
+	tone := writeToneWAV(t, [2]float64{20, 0.1}) // 440 Hz at -23 dBFS RMS
 	notAudio := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notAudio, []byte("just some text, not a recording\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -63,6 +64,7 @@ func TestAnalyzeCommand(t *testing.T) {
 		keepSec  float64
 		planErr  string
 		stderrIn string
+		warning  string // in the analysis's warnings
 	}{
 		{name: "default preset", args: []string{"analyze", speech}, code: 0,
 			cuts: [][2]float64{{1.125, 1.875}}, keepSec: 2.25},
@@ -76,6 +78,8 @@ func TestAnalyzeCommand(t *testing.T) {
 			cuts: [][2]float64{{1.125, 1.875}}, keepSec: 2.25},
 		{name: "nothing to keep: printed with a warning, exit 0", args: []string{"analyze", silent}, code: 0,
 			cuts: [][2]float64{{0, 2}}, keepSec: 0, planErr: "nothing to keep", stderrIn: "warning: plan: all 2.000 s would be cut"},
+		{name: "a -23 dBFS tone has no pause: no cut, a warning, exit 0", args: []string{"analyze", tone}, code: 0,
+			cuts: [][2]float64{}, keepSec: 20, warning: "no pauses found"},
 		{name: "unknown preset", args: []string{"analyze", "--preset", "loud", speech}, code: 2, stderrIn: "--preset loud: allowed podcast, youtube, cours, interview, radical"},
 		{name: "param out of range", args: []string{"analyze", "--min-silence", "50", speech}, code: 2, stderrIn: "--min-silence 50: allowed 0.2 to 10 s"},
 		{name: "threshold not a number", args: []string{"analyze", "--threshold", "loud", speech}, code: 2, stderrIn: "--threshold loud: not a number"},
@@ -115,7 +119,8 @@ func TestAnalyzeCommand(t *testing.T) {
 						FinalSec float64 `json:"finalSec"`
 					} `json:"stats"`
 				} `json:"plan"`
-				PlanError string `json:"planError"`
+				PlanError string   `json:"planError"`
+				Warnings  []string `json:"warnings"`
 			}
 			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 				t.Fatalf("output is not JSON: %v\n%s", err, out.String())
@@ -141,6 +146,9 @@ func TestAnalyzeCommand(t *testing.T) {
 			}
 			if math.Abs(doc.Plan.Stats.FinalSec-tc.keepSec) > 0.021 {
 				t.Errorf("finalSec %v, want %v", doc.Plan.Stats.FinalSec, tc.keepSec)
+			}
+			if tc.warning != "" && !strings.Contains(strings.Join(doc.Warnings, "\n"), tc.warning) {
+				t.Errorf("warnings %q, want one saying %q", doc.Warnings, tc.warning)
 			}
 			if !strings.Contains(doc.PlanError, tc.planErr) || (tc.planErr == "") != (doc.PlanError == "") {
 				t.Errorf("planError %q, want %q", doc.PlanError, tc.planErr)
