@@ -279,10 +279,11 @@ func (v *voiceDetector) periodicity(i int64) float64 {
 // within that depth of the speech level (a fainter voice is another
 // speaker's crosstalk). Seeds in runs shorter than seedMinFrames (50 ms)
 // with fewer than loudMinFrames (2) VoiceLoud frames are dropped: crackles
-// and clicks. Speech is every seed run widened while
-// the level stays over the background (the frame is not VoiceFloor): up to
-// growAfter frames (200 ms) after it, for word endings, and growBefore
-// (150 ms) before it, for unvoiced onsets. Every other frame whose level is
+// and clicks. Speech is every seed run widened while the level stays
+// growMarginDb (8 dB) over the local floor (the lowest 50 ms level within
+// 1 s: for a steady bed about its level less 3 dB, so the bed + 5 dB,
+// what stands out of it): up to growAfter frames (200 ms) after it, for
+// word endings, and growBefore (150 ms) before it, for unvoiced onsets. Every other frame whose level is
 // more than bgMaxDb (10 dB) under the speech level is background: level
 // decides the louder ones (a steady tone or loud music is sound, not a
 // bed, however unvoiced).
@@ -293,6 +294,7 @@ const (
 	loudMinFrames = 2
 	growAfter     = 20
 	growBefore    = 15
+	growMarginDb  = 8
 	bgMaxDb       = 10
 	// Syllabic rhythm (SyllabicDepth): under minSyllabicDb the input has
 	// no speech rhythm and level alone decides (NonSpeech returns nil).
@@ -382,6 +384,7 @@ func hasRun(b []bool, k int) bool {
 // nonSpeech is NonSpeech without the checks of the whole input.
 func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 	n := len(env.Voice)
+	floor := localFloor(lv)
 	seed := make([]bool, n)
 	classified := func(v uint8) bool { return v != VoiceFloor && v != VoiceLoud }
 	for i, v := range env.Voice {
@@ -421,10 +424,10 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 			for k := i; k < j; k++ {
 				speech[k] = true
 			}
-			for k := j; k < min(j+growAfter, n) && env.Voice[k] != VoiceFloor; k++ {
+			for k := j; k < min(j+growAfter, n) && float64(lv[k]) >= float64(floor[k])+growMarginDb; k++ {
 				speech[k] = true
 			}
-			for k := i - 1; k >= max(i-growBefore, 0) && env.Voice[k] != VoiceFloor; k-- {
+			for k := i - 1; k >= max(i-growBefore, 0) && float64(lv[k]) >= float64(floor[k])+growMarginDb; k-- {
 				speech[k] = true
 			}
 		}
@@ -437,4 +440,30 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 		speech[i] = !speech[i] && float64(lv[i]) < speechDb-bgMaxDb
 	}
 	return speech
+}
+
+// localFloor returns the lowest of lv within voiceFloorWin frames of each
+// frame (a sliding minimum), as the classification's floor.
+func localFloor(lv []float32) []float32 {
+	n := len(lv)
+	out := make([]float32, n)
+	dq := make([]int, 0, 2*voiceFloorWin+2)
+	next, head := 0, 0
+	for i := range n {
+		for ; next < n && next <= i+voiceFloorWin; next++ {
+			for len(dq) > head && lv[dq[len(dq)-1]] >= lv[next] {
+				dq = dq[:len(dq)-1]
+			}
+			dq = append(dq, next)
+		}
+		for dq[head] < i-voiceFloorWin {
+			head++
+		}
+		out[i] = lv[dq[head]]
+		if head > voiceFloorWin { // keep the slice short
+			dq = append(dq[:0], dq[head:]...)
+			head = 0
+		}
+	}
+	return out
 }

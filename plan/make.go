@@ -273,6 +273,7 @@ func (m *maker) detect() []island {
 	}
 	tu := m.tu
 	lv := m.smoothed()
+	var lv0 []float32 // lv before the background is taken out
 	hist := newLevelHist(lv)
 	floor := hist.quantile(0.10)
 	// Automatic threshold: the analysis's pause threshold is the open
@@ -291,6 +292,7 @@ func (m *maker) detect() []island {
 		// frames in the background: they count as silence.
 		if bg := dsp.NonSpeech(m.env, lv, m.speech, m.faint); bg != nil {
 			m.bg = bg
+			lv0 = slices.Clone(lv)
 			for i, b := range bg {
 				if b {
 					lv[i] = float32(dsp.FloorDb)
@@ -299,6 +301,21 @@ func (m *maker) detect() []island {
 		}
 	}
 	m.closeLv = closeLv
+	// hs, he: the detection run, on which minSpeech is judged, is the
+	// level's (the run before the voice classification's background is
+	// taken out: it only narrows what level found).
+	run := func(i0, i int) (int, int) {
+		if lv0 == nil {
+			return i0, i
+		}
+		for i0 > 0 && float64(lv0[i0-1]) >= closeLv {
+			i0--
+		}
+		for i < m.n && float64(lv0[i]) >= closeLv {
+			i++
+		}
+		return i0, i
+	}
 	stop := max(floor+tu.floorMarginDb, dsp.FloorDb+1)
 	if m.auto && m.peakDb > dsp.FloorDb {
 		// Nothing more than audibleDepthDb under the input's peak is
@@ -357,9 +374,11 @@ func (m *maker) detect() []island {
 		}
 		s, e = max(s-tu.pad, 0), min(e+tu.pad, m.n)
 		if k := len(out) - 1; k >= 0 && s <= out[k].e {
-			out[k].e, out[k].re, out[k].he = max(out[k].e, e), re, i
+			_, he := run(i0, i)
+			out[k].e, out[k].re, out[k].he = max(out[k].e, e), re, he
 		} else {
-			out = append(out, island{rs, re, s, e, i0, i})
+			hs, he := run(i0, i)
+			out = append(out, island{rs, re, s, e, hs, he})
 		}
 		i = max(i, e)
 	}

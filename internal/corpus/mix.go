@@ -129,7 +129,8 @@ type MixTruth struct {
 // (centred) reaches the highest of: its sample peak - 40 dB, its own
 // noise floor (10th percentile of the 10 ms RMS levels over digital
 // silence) + 6 dB, the bed's RMS + 6 dB. Speech is the runs of audible
-// frames; everything else is pause, whatever the bed holds.
+// frames, less clicks (an audible run under 40 ms, 100 ms or more from any
+// other); everything else is pause, whatever the bed holds.
 const (
 	truthPeakDepthDb   = 40.0
 	truthFloorMarginDb = 6.0
@@ -260,7 +261,7 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 		BedDb:     target - c.SNRDb,
 		AudibleDb: max(thr+g, target-c.SNRDb+truthFloorMarginDb),
 	}
-	tr.Speech = runsOver(ms20, tr.AudibleDb-g, n)
+	tr.Speech = dropClicks(runsOver(ms20, tr.AudibleDb-g, n))
 
 	return &Mixed{Samples: mix, Truth: tr}, nil
 }
@@ -557,6 +558,28 @@ func floorOf(ms []float64) float64 {
 	}
 	sort.Float64s(lv)
 	return lv[len(lv)/10]
+}
+
+// Clicks: an audible run shorter than clickMaxSec standing at least
+// clickGapSec from any other (a lip smack, a click of the tongue or the
+// recorder) is not speech: no phone is that short on its own.
+const (
+	clickMaxSec = 0.04
+	clickGapSec = 0.1
+)
+
+// dropClicks removes the clicks from runs.
+func dropClicks(runs []dsp.Range) []dsp.Range {
+	var out []dsp.Range
+	for i, r := range runs {
+		before := i == 0 || r.Start-runs[i-1].End >= clickGapSec
+		after := i == len(runs)-1 || runs[i+1].Start-r.End >= clickGapSec
+		if r.Len() < clickMaxSec-1e-9 && before && after {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // runsOver returns the runs of frames whose level reaches thrDb, in
