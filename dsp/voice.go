@@ -288,14 +288,16 @@ func (v *voiceDetector) periodicity(i int64) float64 {
 // decides the louder ones (a steady tone or loud music is sound, not a
 // bed, however unvoiced).
 const (
-	voicedMin     = 0.38
-	voicedAvg     = 2
-	seedMinFrames = 5
-	loudMinFrames = 2
-	growAfter     = 20
-	growBefore    = 15
-	growMarginDb  = 8
-	bgMaxDb       = 10
+	voicedMin       = 0.38
+	voicedAvg       = 2
+	seedMinFrames   = 5
+	loudMinFrames   = 2
+	growAfter       = 20
+	growBefore      = 15
+	growMarginDb    = 8
+	faintPeakDb     = 0
+	otherNearFrames = 5
+	bgMaxDb         = 10
 	// Syllabic rhythm (SyllabicDepth): under minSyllabicDb the input has
 	// no speech rhythm and level alone decides (NonSpeech returns nil).
 	syllableFast  = 5
@@ -403,9 +405,22 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 			}
 			seed[i] = s >= voicedMin*float64(c)
 		}
-		if faintDb > 0 && float64(lv[i]) < speechDb-faintDb {
-			seed[i] = false
+	}
+	// other marks the frames of a fainter voice: they would seed but for
+	// the faint-voice rule. Speech does not grow over them.
+	var other []bool
+	if faintDb > 0 {
+		other = make([]bool, n)
+		for i := range seed {
+			if seed[i] && float64(lv[i]) < speechDb-faintDb {
+				seed[i], other[i] = false, true
+			}
 		}
+	}
+	// d is the distance from the seed run: a fainter voice right at it
+	// is the speaker's own decay or onset.
+	grows := func(k, d int) bool {
+		return float64(lv[k]) >= float64(floor[k])+growMarginDb && (other == nil || !other[k] || d <= otherNearFrames)
 	}
 	speech := make([]bool, n)
 	for i := 0; i < n; {
@@ -424,14 +439,35 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 			for k := i; k < j; k++ {
 				speech[k] = true
 			}
-			for k := j; k < min(j+growAfter, n) && float64(lv[k]) >= float64(floor[k])+growMarginDb; k++ {
+			for k := j; k < min(j+growAfter, n) && grows(k, k-j); k++ {
 				speech[k] = true
 			}
-			for k := i - 1; k >= max(i-growBefore, 0) && float64(lv[k]) >= float64(floor[k])+growMarginDb; k-- {
+			for k := i - 1; k >= max(i-growBefore, 0) && grows(k, i-1-k); k-- {
 				speech[k] = true
 			}
 		}
 		i = j
+	}
+	if faintDb > 0 {
+		// A stretch of speech whose loudest 50 ms stays more than
+		// faintDb - faintPeakDb under the speech level is another,
+		// fainter voice.
+		for i := 0; i < n; {
+			if !speech[i] {
+				i++
+				continue
+			}
+			j, peak := i, float32(FloorDb)
+			for ; j < n && speech[j]; j++ {
+				peak = max(peak, lv[j])
+			}
+			if float64(peak) < speechDb-(faintDb-faintPeakDb) {
+				for k := i; k < j; k++ {
+					speech[k] = false
+				}
+			}
+			i = j
+		}
 	}
 	for i := range speech {
 		// Level first: a frame within bgMaxDb of the speech level is
