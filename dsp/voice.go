@@ -288,16 +288,16 @@ func (v *voiceDetector) periodicity(i int64) float64 {
 // decides the louder ones (a steady tone or loud music is sound, not a
 // bed, however unvoiced).
 const (
-	voicedMin       = 0.38
-	voicedAvg       = 2
-	seedMinFrames   = 5
-	loudMinFrames   = 2
-	growAfter       = 20
-	growBefore      = 15
-	growMarginDb    = 8
-	faintPeakDb     = 0
-	otherNearFrames = 5
-	bgMaxDb         = 10
+	voicedMin     = 0.38
+	voicedAvg     = 2
+	seedMinFrames = 5
+	loudMinFrames = 2
+	growAfter     = 20
+	growBefore    = 15
+	growMarginDb  = 8
+	faintPeakDb   = 0
+	decayRiseDb   = 1.5
+	bgMaxDb       = 10
 	// Syllabic rhythm (SyllabicDepth): under minSyllabicDb the input has
 	// no speech rhythm and level alone decides (NonSpeech returns nil).
 	syllableFast  = 5
@@ -417,10 +417,15 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 			}
 		}
 	}
-	// d is the distance from the seed run: a fainter voice right at it
-	// is the speaker's own decay or onset.
-	grows := func(k, d int) bool {
-		return float64(lv[k]) >= float64(floor[k])+growMarginDb && (other == nil || !other[k] || d <= otherNearFrames)
+	// Over a fainter voice's frames speech grows only while the level
+	// keeps falling away from the seed run (by at most decayRiseDb a
+	// frame): the speaker's own decay or soft onset, not another voice
+	// starting.
+	grows := func(k, prev int) bool {
+		if float64(lv[k]) < float64(floor[k])+growMarginDb {
+			return false
+		}
+		return other == nil || !other[k] || float64(lv[k]) <= float64(lv[prev])+decayRiseDb
 	}
 	speech := make([]bool, n)
 	for i := 0; i < n; {
@@ -439,10 +444,10 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 			for k := i; k < j; k++ {
 				speech[k] = true
 			}
-			for k := j; k < min(j+growAfter, n) && grows(k, k-j); k++ {
+			for k := j; k < min(j+growAfter, n) && grows(k, k-1); k++ {
 				speech[k] = true
 			}
-			for k := i - 1; k >= max(i-growBefore, 0) && grows(k, i-1-k); k-- {
+			for k := i - 1; k >= max(i-growBefore, 0) && grows(k, k+1); k-- {
 				speech[k] = true
 			}
 		}

@@ -317,10 +317,13 @@ func (m *maker) detect() []island {
 		return i0, i
 	}
 	stop := max(floor+tu.floorMarginDb, dsp.FloorDb+1)
+	audible := dsp.FloorDb
 	if m.auto && m.peakDb > dsp.FloorDb {
 		// Nothing more than audibleDepthDb under the input's peak is
-		// audible next to it: decays are not followed under that.
-		stop = max(stop, m.peakDb-audibleDepthDb)
+		// audible next to it: decays are not followed under that, and
+		// island edges under it are given back.
+		audible = m.peakDb - audibleDepthDb
+		stop = max(stop, audible)
 	}
 	l := func(i int) float64 { return float64(lv[i]) }
 	var out []island
@@ -370,6 +373,14 @@ func (m *maker) detect() []island {
 			e--
 		}
 		for s < rs && m.level(s) < open-tu.trimDepthDb {
+			s++
+		}
+		// Nor is what lies under the audible bound (the run under the
+		// close level can reach below it).
+		for e > re && l(e-1) < audible {
+			e--
+		}
+		for s < rs && l(s) < audible {
 			s++
 		}
 		s, e = max(s-tu.pad, 0), min(e+tu.pad, m.n)
