@@ -39,8 +39,7 @@ func runRealMix(t *testing.T, cases []corpus.MixCase) []mixRow {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := mx.Source()
-		a, err := dsp.Analyze(context.Background(), src, dsp.Info{Name: c.Name, Frames: int64(len(mx.Samples))}, nil)
+		a, err := dsp.Analyze(context.Background(), &sliceSource{corpus.MixRate, mx.Samples}, dsp.Info{Name: c.Name, Frames: int64(len(mx.Samples))}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,10 +48,10 @@ func runRealMix(t *testing.T, cases []corpus.MixCase) []mixRow {
 		if err != nil {
 			row.notes = err.Error()
 		}
-		var cuts []dsp.Range
+		var cuts []corpus.Interval
 		if pl != nil {
 			for _, k := range pl.Cuts {
-				cuts = append(cuts, dsp.Range{Start: k.Start, End: k.End})
+				cuts = append(cuts, corpus.Interval{Start: k.Start, End: k.End})
 			}
 			row.thr, row.cuts = pl.ThresholdDb, len(pl.Cuts)
 		}

@@ -10,7 +10,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -23,8 +22,6 @@ import (
 
 	"github.com/go-audio/audio"
 	"github.com/go-audio/wav"
-
-	"github.com/autocut-dev/autocut/dsp"
 )
 
 // MixRate is the sample rate of every mix (mono, 16-bit WAV).
@@ -116,12 +113,12 @@ func MixSpeaker(file string) string {
 // MixTruth is what the clean speech of a case says: the audible speech, the
 // levels the mix was made with, and the rule's threshold.
 type MixTruth struct {
-	Name      string      `json:"name"`
-	Duration  float64     `json:"duration"`
-	SpeechDb  float64     `json:"speechDb"`  // active speech RMS, dBFS (over the audible frames)
-	BedDb     float64     `json:"bedDb"`     // the bed's RMS over the whole case, dBFS
-	AudibleDb float64     `json:"audibleDb"` // 20 ms RMS threshold of audible speech, dBFS
-	Speech    []dsp.Range `json:"speech"`    // audible speech of the clean recording, sorted
+	Name      string     `json:"name"`
+	Duration  float64    `json:"duration"`
+	SpeechDb  float64    `json:"speechDb"`  // active speech RMS, dBFS (over the audible frames)
+	BedDb     float64    `json:"bedDb"`     // the bed's RMS over the whole case, dBFS
+	AudibleDb float64    `json:"audibleDb"` // 20 ms RMS threshold of audible speech, dBFS
+	Speech    []Interval `json:"speech"`    // audible speech of the clean recording, sorted
 }
 
 // Truth rule (the synthetic corpus's rule carried over to real speech): a
@@ -569,8 +566,8 @@ const (
 )
 
 // dropClicks removes the clicks from runs.
-func dropClicks(runs []dsp.Range) []dsp.Range {
-	var out []dsp.Range
+func dropClicks(runs []Interval) []Interval {
+	var out []Interval
 	for i, r := range runs {
 		before := i == 0 || r.Start-runs[i-1].End >= clickGapSec
 		after := i == len(runs)-1 || runs[i+1].Start-r.End >= clickGapSec
@@ -584,8 +581,8 @@ func dropClicks(runs []dsp.Range) []dsp.Range {
 
 // runsOver returns the runs of frames whose level reaches thrDb, in
 // seconds, the last clamped to n samples.
-func runsOver(ms []float64, thrDb float64, n int) []dsp.Range {
-	var out []dsp.Range
+func runsOver(ms []float64, thrDb float64, n int) []Interval {
+	var out []Interval
 	start := -1
 	dur := float64(n) / MixRate
 	for i := 0; i <= len(ms); i++ {
@@ -594,7 +591,7 @@ func runsOver(ms []float64, thrDb float64, n int) []dsp.Range {
 			start = i
 		}
 		if !on && start >= 0 {
-			out = append(out, dsp.Range{Start: float64(start) * truthFrameSec, End: min(float64(i)*truthFrameSec, dur)})
+			out = append(out, Interval{Start: float64(start) * truthFrameSec, End: min(float64(i)*truthFrameSec, dur)})
 			start = -1
 		}
 	}
@@ -637,22 +634,6 @@ func (x *Mixed) WriteWAV(path string) error {
 	return f.Close()
 }
 
-// Source returns a dsp.Source of the mix from its start.
-func (x *Mixed) Source() dsp.Source { return &mixSource{x: x.Samples} }
-
-type mixSource struct{ x []float32 }
-
-func (s *mixSource) Format() dsp.Format { return dsp.Format{SampleRate: MixRate, Channels: 1} }
-
-func (s *mixSource) Read(p []float32) (int, error) {
-	if len(s.x) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, s.x)
-	s.x = s.x[n:]
-	return n, nil
-}
-
 // MixScore is how a plan fares on a case of the real-speech set.
 type MixScore struct {
 	RemovableSec float64 // pause time a plan may remove: each pause of at least minSilence, less keepSilence
@@ -675,18 +656,18 @@ type MixScore struct {
 // next to the speech at a file edge), and the ideal cut edges are the
 // removable part's edges. Credit per pause is capped at its removable
 // length, so a cut into speech earns nothing (it is counted as clipped).
-func ScoreMix(tr MixTruth, cuts []dsp.Range, minSilence, keepMs float64) MixScore {
+func ScoreMix(tr MixTruth, cuts []Interval, minSilence, keepMs float64) MixScore {
 	keep := keepMs / 1000
-	var pauses []dsp.Range
+	var pauses []Interval
 	pos := 0.0
 	for _, s := range tr.Speech {
 		if s.Start > pos {
-			pauses = append(pauses, dsp.Range{Start: pos, End: s.Start})
+			pauses = append(pauses, Interval{Start: pos, End: s.Start})
 		}
 		pos = s.End
 	}
 	if pos < tr.Duration {
-		pauses = append(pauses, dsp.Range{Start: pos, End: tr.Duration})
+		pauses = append(pauses, Interval{Start: pos, End: tr.Duration})
 	}
 	var sc MixScore
 	var edges []float64
@@ -710,11 +691,11 @@ func ScoreMix(tr MixTruth, cuts []dsp.Range, minSilence, keepMs float64) MixScor
 		sc.Pauses++
 		sc.RemovableSec += b - a
 		got := 0.0
-		var best dsp.Range
+		var best Interval
 		for _, c := range cuts {
-			o := overlap(c, dsp.Range{Start: a, End: b})
+			o := overlap(c, Interval{Start: a, End: b})
 			got += o
-			if o > overlap(best, dsp.Range{Start: a, End: b}) {
+			if o > overlap(best, Interval{Start: a, End: b}) {
 				best = c
 			}
 		}
@@ -746,5 +727,3 @@ func ScoreMix(tr MixTruth, cuts []dsp.Range, minSilence, keepMs float64) MixScor
 	}
 	return sc
 }
-
-func overlap(a, b dsp.Range) float64 { return max(0, min(a.End, b.End)-max(a.Start, b.Start)) }

@@ -1,16 +1,9 @@
 package corpus
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
-
-	"github.com/autocut-dev/autocut/dsp"
 )
 
 func recordings(tb testing.TB) *Mixer {
@@ -55,9 +48,9 @@ func TestMixTruth(t *testing.T) {
 
 // TestScoreMix checks the score on a hand-made truth.
 func TestScoreMix(t *testing.T) {
-	tr := MixTruth{Duration: 10, Speech: []dsp.Range{{Start: 1, End: 3}, {Start: 5, End: 9}}}
+	tr := MixTruth{Duration: 10, Speech: []Interval{{Start: 1, End: 3}, {Start: 5, End: 9}}}
 	// Pauses: [0,1) lead, [3,5), [9,10) tail; keep 250 ms.
-	cuts := []dsp.Range{{Start: 0, End: 0.75}, {Start: 3.125, End: 4.875}, {Start: 9.3, End: 10}}
+	cuts := []Interval{{Start: 0, End: 0.75}, {Start: 3.125, End: 4.875}, {Start: 9.3, End: 10}}
 	s := ScoreMix(tr, cuts, 0.6, 250)
 	if s.Pauses != 3 || s.PausesCut != 3 || s.ClippedMs != 0 {
 		t.Errorf("score %+v", s)
@@ -70,78 +63,8 @@ func TestScoreMix(t *testing.T) {
 	if len(s.Edges) != 4 || s.Edges[3] < 49.999 || s.Edges[3] > 50.001 || s.BoundaryP95 > 1e-9 {
 		t.Errorf("edges %v, P95 %v ms: want the last +50 ms and P95 0", s.Edges, s.BoundaryP95)
 	}
-	s = ScoreMix(tr, []dsp.Range{{Start: 2.9, End: 5.1}}, 0.6, 250)
+	s = ScoreMix(tr, []Interval{{Start: 2.9, End: 5.1}}, 0.6, 250)
 	if s.ClippedMs < 199.999 || s.ClippedMs > 200.001 {
 		t.Errorf("clipped %v ms, want 200", s.ClippedMs)
 	}
-}
-
-// cpuSeconds returns the process's user+system CPU time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// benchMixWAV measures the full analysis (WAV decoding included, one
-// goroutine) of a case written as a 16-bit WAV file and read 8 times over
-// (about 11 minutes of audio).
-func benchMixWAV(b *testing.B, c MixCase) {
-	x, err := recordings(b).Mix(context.Background(), c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(b.TempDir(), "mix.wav")
-	if err := x.WriteWAV(path); err != nil {
-		b.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	const loops = 8
-	data := raw[44:]
-	body := bytes.Repeat(data, loops)
-	hdr := append([]byte(nil), raw[:44]...)
-	n := uint32(len(body))
-	hdr[4], hdr[5], hdr[6], hdr[7] = byte(n+36), byte((n+36)>>8), byte((n+36)>>16), byte((n+36)>>24)
-	hdr[40], hdr[41], hdr[42], hdr[43] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
-	sec := float64(len(body)/2) / MixRate
-	b.ReportAllocs()
-	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuSeconds()
-	var a *dsp.Analysis
-	for i := 0; i < b.N; i++ {
-		src, err := dsp.NewWAVReader(io.MultiReader(bytes.NewReader(hdr), bytes.NewReader(body)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if a, err = dsp.Analyze(context.Background(), src, src.Info(), nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-	el := time.Since(start).Seconds()
-	b.ReportMetric(sec*float64(b.N)/el, "x_realtime")
-	b.ReportMetric(sec*float64(b.N)/(cpuSeconds()-cpu0), "x_realtime_cpu")
-	classified := 0
-	for _, v := range a.Envelope.Voice {
-		if v != dsp.VoiceFloor && v != dsp.VoiceLoud {
-			classified++
-		}
-	}
-	b.ReportMetric(100*float64(classified)/float64(max(len(a.Envelope.Voice), 1)), "%classified")
-}
-
-// BenchmarkAnalyzeMixQuiet: speech whose pauses are quiet (allison over
-// pink noise 35 dB down), 48 kHz mono WAV.
-func BenchmarkAnalyzeMixQuiet(b *testing.B) {
-	benchMixWAV(b, MixCase{Name: "quiet", Speech: MixSpeech()[0], Bed: BedPink, SNRDb: 35})
-}
-
-// BenchmarkAnalyzeMixNoisy: the same speech over radio static 10 dB down,
-// where level cannot decide and the classifier runs on most frames.
-func BenchmarkAnalyzeMixNoisy(b *testing.B) {
-	benchMixWAV(b, MixCase{Name: "noisy", Speech: MixSpeech()[0], Bed: BedStatic, SNRDb: 10})
 }
