@@ -298,6 +298,7 @@ const (
 	faintPeakDb   = 0
 	decayRiseDb   = 1.5
 	bgMaxDb       = 10
+	loudRunFrames = 8
 	// Syllabic rhythm (SyllabicDepth): under minSyllabicDb the input has
 	// no speech rhythm and level alone decides (NonSpeech returns nil).
 	syllableFast  = 5
@@ -474,11 +475,24 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 			i = j
 		}
 	}
-	for i := range speech {
-		// Level first: a frame within bgMaxDb of the speech level is
-		// sound, whatever its periodicity (a steady tone or music, a
-		// loud noise the speaker makes).
-		speech[i] = !speech[i] && float64(lv[i]) < speechDb-bgMaxDb
+	// Level first: a run of at least loudRunFrames (80 ms) within
+	// bgMaxDb of the speech level is sound, whatever its periodicity (a
+	// steady tone or music, a loud noise the speaker makes); shorter
+	// ones are crackles and clicks of the background.
+	for i := 0; i < n; {
+		if float64(lv[i]) < speechDb-bgMaxDb {
+			speech[i] = !speech[i]
+			i++
+			continue
+		}
+		j := i
+		for j < n && float64(lv[j]) >= speechDb-bgMaxDb {
+			j++
+		}
+		for k := i; k < j; k++ {
+			speech[k] = !speech[k] && j-i < loudRunFrames
+		}
+		i = j
 	}
 	return speech
 }
