@@ -469,7 +469,7 @@ func (a *Analyzer) Result(info Info) *Analysis {
 // saying why.
 func pauseCheck(env *Envelope, lvl Levels) (float64, string) {
 	lv := SmoothedLevels(env.RMSDb)
-	thr, ok := PauseThreshold(lv, lvl)
+	thr, ok := PauseThreshold(lv, lvl, VoicedFrames(env) >= minVoicedFrames)
 	if ok || len(lv) == 0 {
 		return thr, ""
 	}

@@ -110,6 +110,11 @@ func EstimateLevels(rmsDb []float32) Levels {
 //     audible run of real speech (60 ms or more) in the test recordings
 //     peaks 19.7 dB under the speech level (50 ms level), so a threshold
 //     24 dB under it leaves 4 dB for the scatter of the 10 ms levels;
+//     except for a voice over a steady bed (the input holds 0.2 s of
+//     periodic frames, its quiet frames form a plateau, 10 dB or more
+//     under the speech level): then up to the floor + 6 dB, since speech
+//     quieter than that is masked by the bed (the corpora's rule of
+//     audible speech; brown noise 10-17 dB under synthetic speech);
 //   - finally within -70..-10 dB (the range a caller may give).
 //
 // When no stretch of 0.5 s stays under it (50 ms level) the file has no
@@ -123,6 +128,7 @@ const (
 	thrNoPlateauDepth   = 20.0
 	SpeechMarginDb      = 24.0
 	minPauseFrames      = 50
+	bedDepthDb          = 10
 	pauseThresholdBinDb = 0.5
 )
 
@@ -166,8 +172,9 @@ func quantile32(levels []float32, p float64) float64 {
 
 // PauseThreshold returns the automatic pause threshold for the 50 ms
 // levels lv (SmoothedLevels) and the levels lvl, and whether some stretch of
-// at least 0.5 s stays under it.
-func PauseThreshold(lv []float32, lvl Levels) (float64, bool) {
+// at least 0.5 s stays under it. voiced says the input holds a voice
+// (VoicedFrames at least 0.2 s), which allows the steady-bed exception.
+func PauseThreshold(lv []float32, lvl Levels, voiced bool) (float64, bool) {
 	if len(lv) == 0 {
 		return lvl.ThresholdDb, false
 	}
@@ -176,10 +183,18 @@ func PauseThreshold(lv []float32, lvl Levels) (float64, bool) {
 	if floor < lvl.NoiseFloorDb-thrSilentGapDb {
 		open = min(open, max(floor+thrSilentGapDb, lvl.SpeechLevelDb-thrSpeechDepthDb))
 	}
-	if quantile32(lv, 0.25)-floor > thrPlateauDb {
+	plateau := quantile32(lv, 0.25)-floor <= thrPlateauDb
+	if !plateau {
 		open = min(open, lvl.SpeechLevelDb-thrNoPlateauDepth)
 	}
-	open = min(open, lvl.SpeechLevelDb-SpeechMarginDb)
+	margin := lvl.SpeechLevelDb - SpeechMarginDb
+	if voiced && plateau && lvl.SpeechLevelDb-floor >= bedDepthDb {
+		// A voice over a steady bed within the margin: what is quieter
+		// than the bed + 6 dB is masked by it, so the threshold may sit
+		// there.
+		margin = max(margin, floor+thrFloorRaiseDb)
+	}
+	open = min(open, margin)
 	open = min(max(open, minThresholdDb), maxThresholdDb)
 	run := 0
 	for _, v := range lv {

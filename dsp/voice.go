@@ -42,7 +42,7 @@ const (
 	voiceDecRate     = 8000
 	voiceMinHz       = 70.0
 	voiceMaxHz       = 400.0
-	voicePreEmph     = 0.9
+	voicePreEmph     = 1.0
 )
 
 // VoiceScore returns a classified frame's periodicity in [0, 1], or -1
@@ -295,9 +295,10 @@ const (
 	growAfter     = 20
 	growBefore    = 15
 	growMarginDb  = 8
+	growDipFrames = 2
 	faintPeakDb   = 0
 	decayRiseDb   = 1.5
-	bgMaxDb       = 10
+	bgMaxDb       = 6
 	loudRunFrames = 8
 	// minVoicedFrames: the classification applies only to input with at
 	// least this many periodic frames (0.2 s of voice) where level could
@@ -375,6 +376,29 @@ func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 		return nil
 	}
 	return bg
+}
+
+// VoicedFrames returns how many of env's frames the classification found
+// periodic (VoiceScore averaged over the classified frames within 20 ms
+// at least voicedMin).
+func VoicedFrames(env *Envelope) int {
+	n, c := len(env.Voice), 0
+	for i, v := range env.Voice {
+		if v == VoiceFloor || v == VoiceLoud {
+			continue
+		}
+		s, k := 0.0, 0
+		for j := max(i-voicedAvg, 0); j <= min(i+voicedAvg, n-1); j++ {
+			if w := env.Voice[j]; w != VoiceFloor && w != VoiceLoud {
+				s += VoiceScore(w)
+				k++
+			}
+		}
+		if s >= voicedMin*float64(k) {
+			c++
+		}
+	}
+	return c
 }
 
 // hasRun reports whether b holds a run of at least k true values.
@@ -456,10 +480,29 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, 
 			for k := i; k < j; k++ {
 				speech[k] = true
 			}
-			for k := j; k < min(j+growAfter, n) && grows(k, k-1); k++ {
+			// A dip of up to growDipFrames under the margin does not
+			// stop the growth (a stop consonant's closure); it ends at
+			// the last frame over it.
+			last, dip := j-1, 0
+			for k := j; k < min(j+growAfter, n) && dip <= growDipFrames; k++ {
+				if grows(k, k-1) {
+					last, dip = k, 0
+				} else {
+					dip++
+				}
+			}
+			for k := j; k <= last; k++ {
 				speech[k] = true
 			}
-			for k := i - 1; k >= max(i-growBefore, 0) && grows(k, k+1); k-- {
+			first, dip := i, 0
+			for k := i - 1; k >= max(i-growBefore, 0) && dip <= growDipFrames; k-- {
+				if grows(k, k+1) {
+					first, dip = k, 0
+				} else {
+					dip++
+				}
+			}
+			for k := first; k < i; k++ {
 				speech[k] = true
 			}
 		}

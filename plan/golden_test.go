@@ -79,7 +79,7 @@ func (in goldenInput) analysis() *dsp.Analysis {
 	// The analysis's pause threshold, as dsp works it out from its
 	// starting threshold (thresholdDb, the 35 % rule's) and the envelope.
 	lvl := dsp.Levels{NoiseFloorDb: orDefault(in.NoiseFloorDb, -80), SpeechLevelDb: orDefault(in.SpeechLevelDb, -20), ThresholdDb: orDefault(in.ThresholdDb, -50)}
-	thr, _ := dsp.PauseThreshold(dsp.SmoothedLevels(rms), lvl)
+	thr, _ := dsp.PauseThreshold(dsp.SmoothedLevels(rms), lvl, false)
 	return &dsp.Analysis{
 		Input:         dsp.Info{Duration: dur},
 		Loudness:      dsp.Loudness{SamplePeak: samplePeak},
