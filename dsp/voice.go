@@ -298,7 +298,7 @@ const (
 	growDipFrames = 2
 	faintPeakDb   = 0
 	decayRiseDb   = 1.5
-	bgMaxDb       = 6
+	bgMaxDb       = 10
 	loudRunFrames = 8
 	// minVoicedFrames: the classification applies only to input with at
 	// least this many periodic frames (0.2 s of voice) where level could
