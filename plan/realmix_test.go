@@ -118,13 +118,14 @@ func mixTable(rows []mixRow) string {
 // less 2 points: a regression floor, for where the bars are not
 // reached yet.
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 56, 15: 74, 20: 85, 25: 91, 35: 93},
-	corpus.BedPink:      {10: 87, 15: 90, 20: 92, 25: 93, 35: 94},
-	corpus.BedHum:       {10: 90, 15: 92, 20: 93, 25: 94, 35: 93},
-	corpus.BedMusic:     {10: 7, 15: 40, 20: 79, 25: 88, 35: 93},
-	corpus.BedStatic:    {10: 63, 15: 84, 20: 88, 25: 92, 35: 92},
-	corpus.BedCrosstalk: {15: 17, 20: 77, 25: 84},
+	corpus.BedVinyl:     {10: 77, 15: 88, 20: 90, 25: 92, 35: 95},
+	corpus.BedPink:      {10: 92, 15: 94, 20: 95, 25: 96, 35: 96},
+	corpus.BedHum:       {10: 90, 15: 94, 20: 96, 25: 96, 35: 96},
+	corpus.BedMusic:     {10: 8, 15: 51, 20: 84, 25: 92, 35: 96},
+	corpus.BedStatic:    {10: 88, 15: 92, 20: 93, 25: 94, 35: 95},
+	corpus.BedCrosstalk: {15: 24, 20: 82, 25: 88},
 }
+
 
 // Clipping: the bar is 30 ms per case; mixMaxClipMs is what the
 // cases reach (the final 60 ms burst of the picovoice clip at 20 dB).
