@@ -126,7 +126,6 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedCrosstalk: {15: 24, 20: 82, 25: 88},
 }
 
-
 // Clipping: the bar is 30 ms per case; mixMaxClipMs is what the
 // cases reach (the final 60 ms burst of the picovoice clip at 20 dB).
 const mixMaxClipMs = 60
