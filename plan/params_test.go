@@ -31,6 +31,8 @@ func TestValidate(t *testing.T) {
 		{"keepSilence too long", with(func(p *Params) { p.KeepSilenceMs = 2000.5 }), "keepSilenceMs is 2000.5, allowed 0 to 2000"},
 		{"minSpeech too long", with(func(p *Params) { p.MinSpeechMs = 2001 }), "minSpeechMs is 2001, allowed 0 to 2000"},
 		{"minSpeech -Inf", with(func(p *Params) { p.MinSpeechMs = math.Inf(-1) }), "minSpeechMs is -Inf"},
+		{"faint voice 15 dB", with(func(p *Params) { p.FaintVoiceDb = 15 }), ""},
+		{"faint voice negative", with(func(p *Params) { p.FaintVoiceDb = -1 }), "faintVoiceDb is -1, allowed 0 to 60"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,10 +52,10 @@ func TestValidate(t *testing.T) {
 
 func TestPresets(t *testing.T) {
 	want := map[string]Params{
-		"podcast":   {MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120},
+		"podcast":   {MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120, FaintVoiceDb: 15},
 		"youtube":   {MinSilenceSec: 0.35, KeepSilenceMs: 120, MinSpeechMs: 150},
 		"cours":     {MinSilenceSec: 1.2, KeepSilenceMs: 500, MinSpeechMs: 100},
-		"interview": {MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150},
+		"interview": {MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150, FaintVoiceDb: 15},
 		"radical":   {MinSilenceSec: 0.2, KeepSilenceMs: 60, MinSpeechMs: 250},
 	}
 	ps := Presets()
