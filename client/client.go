@@ -266,6 +266,32 @@ func (c *Client) Patch(ctx context.Context, id string, p Patch) (*Job, error) {
 	return &j, c.doJSON(ctx, http.MethodPatch, "/api/v1/jobs/"+url.PathEscape(id), bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j)
 }
 
+// SetCuts sets an explicit cut list on a job and renders it (PATCH with
+// cuts and action export): the plan then holds exactly these cuts, which
+// must be sorted, not overlapping and inside the input; a detected cut
+// sent as it is keeps its reason, others are "manual". An empty list keeps
+// everything. A later Patch with params plans from the detection again.
+func (c *Client) SetCuts(ctx context.Context, id string, cuts []plan.Range) (*Job, error) {
+	if cuts == nil {
+		cuts = []plan.Range{}
+	}
+	return c.Patch(ctx, id, Patch{Cuts: &cuts, Action: "export"})
+}
+
+// Original writes the job's uploaded original (kept 24 hours) to w and
+// returns its file name.
+func (c *Client) Original(ctx context.Context, id string, w io.Writer) (string, error) {
+	resp, err := c.do(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/original", nil, nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return "", err
+	}
+	return fileName(resp), nil
+}
+
 // List returns a page of the key's jobs, newest first, and the cursor of the next page ("" at the end).
 func (c *Client) List(ctx context.Context, limit int, cursor string) ([]Job, string, error) {
 	q := url.Values{}

@@ -6,17 +6,23 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/plan"
 )
 
 // server starts the real job layer and HTTP adapter on 127.0.0.1.
@@ -164,4 +170,83 @@ func TestClientAgainstServer(t *testing.T) {
 		t.Errorf("drop-frame at 25 fps: %v, want 400", err)
 	}
 	_ = os.Remove(path)
+}
+
+// TestClientSetCuts: an explicit cut list through the client, on real
+// media rendered to WAV: the plan holds exactly those cuts (a detected one
+// sent as it is keeps its reason, the others are manual) and the
+// downloaded file is shorter than the original by their total, measured
+// with ffprobe; the original downloads as uploaded.
+func TestClientSetCuts(t *testing.T) {
+	srv := server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := New(srv.URL, "pro1")
+	c.PollInterval = 50 * time.Millisecond
+	path := media(t)
+	format := "wav"
+	j, err := c.CreateFromFile(ctx, path, Options{Export: &jobs.ExportInput{Format: &format}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err = c.Wait(ctx, j.ID)
+	if err != nil || j.Plan == nil || len(j.Plan.Cuts) < 2 {
+		t.Fatalf("job %+v: %v", j, err)
+	}
+	dur := j.Plan.Stats.OriginalSec
+	// The second detected cut as it is, one of the user's inside the first
+	// kept stretch, and one at the very end.
+	second := j.Plan.Cuts[1]
+	cuts := []plan.Range{{Start: 0.5, End: 0.9}, {Start: second.Start, End: second.End}, {Start: dur - 0.25, End: dur}}
+	if second.End >= dur-0.25 || j.Plan.Cuts[0].Start <= 0.9 {
+		t.Fatalf("the detected cuts %+v leave no room for the test's own", j.Plan.Cuts)
+	}
+	if _, err := c.SetCuts(ctx, j.ID, cuts); err != nil {
+		t.Fatal(err)
+	}
+	j, err = c.Wait(ctx, j.ID)
+	if err != nil || j.Status != jobs.StatusDone {
+		t.Fatalf("after SetCuts: %+v %v", j, err)
+	}
+	want := []plan.Cut{{Start: 0.5, End: 0.9, Reason: jobs.ReasonManual}, {Start: second.Start, End: second.End, Reason: second.Reason},
+		{Start: cuts[2].Start, End: dur, Reason: jobs.ReasonManual}}
+	if diff := cmp.Diff(want, j.Plan.Cuts, cmpopts.EquateApprox(0, 1e-6)); diff != "" {
+		t.Errorf("plan cuts (-want +got):\n%s", diff)
+	}
+	total := 0.0
+	for _, c := range cuts {
+		total += c.End - c.Start
+	}
+	if math.Abs(j.Plan.Stats.FinalSec-(dur-total)) > 1e-6 {
+		t.Errorf("plan final %.6f s, want %.6f", j.Plan.Stats.FinalSec, dur-total)
+	}
+	out := filepath.Join(t.TempDir(), "out.wav")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Download(ctx, j.ID, f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	b, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	t.Logf("original %.4f s, cuts %.4f s, output %.4f s (want %.4f)", dur, total, got, dur-total)
+	if math.Abs(got-(dur-total)) > 0.002 {
+		t.Errorf("output lasts %.4f s, want %.4f (the original less the cuts)", got, dur-total)
+	}
+	var orig bytes.Buffer
+	if name, err := c.Original(ctx, j.ID, &orig); err != nil || name != "talk.wav" {
+		t.Errorf("original: %q %v", name, err)
+	}
+	if in, _ := os.ReadFile(path); !bytes.Equal(in, orig.Bytes()) {
+		t.Errorf("the original differs from the upload (%d bytes, want %d)", orig.Len(), len(in))
+	}
+	bad := []plan.Range{{Start: 2, End: 3}, {Start: 1, End: 1.5}}
+	if _, err := c.SetCuts(ctx, j.ID, bad); !IsStatus(err, 400) {
+		t.Errorf("unsorted cuts: %v, want 400", err)
+	}
 }

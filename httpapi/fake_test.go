@@ -17,14 +17,15 @@ import (
 // fakeService is an in-memory jobs.Service. err, when set for a method
 // name, is returned by that method; "panic" as an id makes Get panic.
 type fakeService struct {
-	mu      sync.Mutex
-	jobs    map[string]*jobs.Job
-	order   []string
-	errs    map[string]error
-	created int
-	lastReq jobs.CreateRequest
-	read    int64 // bytes Create read from its media
-	levels  []float32
+	mu        sync.Mutex
+	jobs      map[string]*jobs.Job
+	order     []string
+	errs      map[string]error
+	created   int
+	lastPatch jobs.PatchRequest
+	lastReq   jobs.CreateRequest
+	read      int64 // bytes Create read from its media
+	levels    []float32
 }
 
 func newFake() *fakeService {
@@ -124,6 +125,9 @@ func (f *fakeService) Update(ctx context.Context, owner, id string, p jobs.Patch
 	if err := f.fail("Update"); err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
+	f.lastPatch = p
+	f.mu.Unlock()
 	j.Status = jobs.StatusAnalyzing
 	return j, nil
 }

@@ -24,8 +24,12 @@ import (
 	"github.com/autocut-dev/autocut/plan"
 )
 
-// maxJSONBody limits JSON request bodies (Form A, PATCH) and X-Options.
+// maxJSONBody limits JSON request bodies (Form A) and X-Options.
 const maxJSONBody = 64 << 10
+
+// maxPatchBody limits a PATCH body, which may carry an explicit cut list
+// (jobs.MaxCuts cuts of about 40 bytes).
+const maxPatchBody = 4 << 20
 
 // Enumerations of the spec's Parameters table.
 var (
@@ -254,7 +258,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 
 func (s *server) patch(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	var p jobs.PatchRequest
-	if err := decodeJSON(io.LimitReader(r.Body, maxJSONBody), &p, "body"); err != nil {
+	if err := decodeJSON(io.LimitReader(r.Body, maxPatchBody), &p, "body"); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -588,3 +588,37 @@ func TestOpsEndpoints(t *testing.T) {
 		t.Errorf("request logs missing fields:\n%s", e.logs.String())
 	}
 }
+
+// TestPatchCuts: a cut list reaches the job layer as sent, even a long one
+// (5000 cuts, past the 64 KB of other JSON bodies); malformed ones are 400.
+func TestPatchCuts(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFF").ID
+	var b strings.Builder
+	b.WriteString(`{"action":"export","cuts":[`)
+	for i := 0; i < 5000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"start":%.3f,"end":%.3f}`, float64(i)*2+0.5, float64(i)*2+1.25)
+	}
+	b.WriteString(`]}`)
+	if b.Len() < 64<<10 {
+		t.Fatalf("body of %d bytes is not past 64 KB", b.Len())
+	}
+	resp, body := e.call(t, "PATCH", "/api/v1/jobs/"+id, proKey, strings.NewReader(b.String()), map[string]string{"Content-Type": "application/json"})
+	if resp.StatusCode != 202 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	e.fake.mu.Lock()
+	p := e.fake.lastPatch
+	e.fake.mu.Unlock()
+	if p.Cuts == nil || len(*p.Cuts) != 5000 || (*p.Cuts)[4999] != (dsp.Range{Start: 9998.5, End: 9999.25}) || p.Action != "export" {
+		t.Errorf("patch reached the service as %+v", p.Action)
+	}
+	for _, bad := range []string{`{"cuts":[{"start":"1","end":2}]}`, `{"cuts":{"start":1}}`, `{"cuts":[{"start":1,"end":2,"why":"x"}]}`} {
+		if resp, body := e.call(t, "PATCH", "/api/v1/jobs/"+id, proKey, strings.NewReader(bad), map[string]string{"Content-Type": "application/json"}); resp.StatusCode != 400 {
+			t.Errorf("%s: %d %s", bad, resp.StatusCode, body)
+		}
+	}
+}

@@ -316,6 +316,20 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 		return nil, fmt.Errorf("%w: job %s is %s", ErrConflict, id, rec.Status)
 	}
 	oldGen := rec.Gen
+	if p.Cuts != nil {
+		if p.Action == "transcribe" {
+			return nil, invalid("cuts cannot go with action transcribe: transcription plans the cuts again")
+		}
+		if rec.AnalysisKey == "" {
+			return nil, fmt.Errorf("%w: job %s is not analysed yet: a cut list needs the input's duration", ErrConflict, id)
+		}
+	}
+	if p.Params != nil || p.Action == "transcribe" {
+		rec.Cuts = nil // plan from the detection again
+	}
+	if p.Cuts != nil {
+		rec.Cuts = append([]plan.Range{}, *p.Cuts...)
+	}
 	applyParams(&rec.Params, p.Params)
 	if err := m.engine.Validate(rec.Params); err != nil {
 		return nil, err
@@ -327,7 +341,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 		return nil, err
 	}
 	action := p.Action
-	if action == "" && rec.AutoExport && (p.Params != nil || p.Export != nil) {
+	if action == "" && rec.AutoExport && (p.Params != nil || p.Export != nil || p.Cuts != nil) {
 		action = "export" // changed settings of an auto-exported job re-render
 	}
 	if action == "transcribe" {
@@ -355,7 +369,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 		if err != nil {
 			return nil, err
 		}
-		newPlan, err = m.engine.Plan(a, rec.Params, fillerCuts(rec))
+		newPlan, err = m.makePlan(a, rec)
 		if err != nil {
 			return nil, err
 		}

@@ -89,10 +89,18 @@ type CreateRequest struct {
 }
 
 // PatchRequest changes a job's settings and re-runs it.
+//
+// Cuts, when present, sets an explicit cut list: the plan then holds
+// exactly these cuts (sorted, not overlapping, inside the input; an empty
+// list keeps everything), each with the reason of the detected cut it
+// equals, else "manual". A later PATCH with params (or action transcribe)
+// drops the list and plans from the detection again; one with export only
+// keeps it.
 type PatchRequest struct {
-	Params *ParamsInput `json:"params,omitempty"`
-	Export *ExportInput `json:"export,omitempty"`
-	Action string       `json:"action,omitempty"` // "export" or "transcribe"
+	Params *ParamsInput  `json:"params,omitempty"`
+	Export *ExportInput  `json:"export,omitempty"`
+	Cuts   *[]plan.Range `json:"cuts,omitempty"`
+	Action string        `json:"action,omitempty"` // "export" or "transcribe"
 }
 
 // Export are the effective export settings of a job.

@@ -79,6 +79,7 @@ type record struct {
 	Render     bool                   `json:"render"` // the queued run renders
 	Output     *Output                `json:"output,omitempty"`
 	Plan       *plan.Plan             `json:"plan,omitempty"`
+	Cuts       []plan.Range           `json:"cuts"` // an explicit cut list (PATCH cuts); nil: the detection's
 	Transcript *transcribe.Transcript `json:"transcript,omitempty"`
 	Error      *JobError              `json:"error,omitempty"`
 

@@ -241,7 +241,7 @@ func (r *run) do(ctx context.Context) error {
 		r.phase++
 	}
 
-	p, err := m.engine.Plan(a, rec.Params, fillerCuts(rec))
+	p, err := m.makePlan(a, rec)
 	if errors.Is(err, plan.ErrNothingToKeep) {
 		return fail("nothing_to_keep", err)
 	}
