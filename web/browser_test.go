@@ -4,30 +4,51 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/web"
 )
 
-// TestBrowserFlow drives the page in headless Chromium (Debian's chromium):
-// enter the key, pick a file, wait for done, check the waveform shows cut
-// regions, move a slider and see the cut count change, download the result.
-func TestBrowserFlow(t *testing.T) {
+const testKey = "browserkey"
+
+// site is a server with the real job layer and the page, and a headless
+// Chromium on it (Debian's chromium).
+type site struct {
+	t        *testing.T
+	url      string
+	ctx      context.Context // the browser tab, with the test's deadline
+	media    string          // directory of the generated media
+	shots    string          // where screenshots are kept
+	mu       sync.Mutex
+	errs     []string // uncaught exceptions and console errors of the page
+	download string   // Chromium's download directory
+}
+
+func newSite(t *testing.T) *site {
 	ctx := context.Background()
 	m, err := jobs.Open(ctx, jobs.Config{DataDir: t.TempDir(), Workers: 2, PollInterval: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -37,20 +58,22 @@ func TestBrowserFlow(t *testing.T) {
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer m.Stop(context.Background())
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		m.Stop(sctx)
+	})
 	keys := httpapi.NewKeyStore()
-	keys.ParseKeys("browserkey:pro")
+	keys.ParseKeys(testKey + ":pro")
 	srv := httptest.NewServer(httpapi.New(httpapi.Config{Service: m, Keys: keys, Web: web.Handler(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 
-	// Speech-like media: noise bursts with pauses of several lengths.
-	media := filepath.Join(t.TempDir(), "talk.wav")
-	if b, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=30",
-		"-af", "volume='if(lt(mod(t,5),2+mod(t,3)),1,0.001)':eval=frame", media).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v: %s", err, b)
+	s := &site{t: t, url: srv.URL, media: t.TempDir(), shots: t.TempDir(), download: t.TempDir()}
+	if d := os.Getenv("AUTOCUT_SCREENSHOT_DIR"); d != "" { // keep them to look at
+		s.shots = d
+		os.MkdirAll(d, 0o755)
 	}
-
 	bin := "/usr/bin/chromium"
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("chromium is not installed (scripts/test.sh installs it): %v", err)
@@ -60,7 +83,8 @@ func TestBrowserFlow(t *testing.T) {
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(profile), chromedp.WindowSize(1000, 1400),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"), chromedp.Flag("mute-audio", true),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1200, 900),
 		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
 			// A process group of its own, so that the end of the test can
 			// wait for every process of the browser; killed with the test.
@@ -76,53 +100,436 @@ func TestBrowserFlow(t *testing.T) {
 		t.Fatalf("start chromium: %v", err)
 	}
 	pgid = chromedp.FromContext(bctx).Browser.Process().Pid
-	rctx, cancel := context.WithTimeout(bctx, 2*time.Minute)
-	defer cancel()
+	chromedp.ListenTarget(bctx, func(ev any) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			s.errs = append(s.errs, "exception: "+ev.ExceptionDetails.Error())
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				s.errs = append(s.errs, "console.error: "+strings.Join(parts, " "))
+			}
+		}
+	})
+	rctx, cancel := context.WithTimeout(bctx, 6*time.Minute)
+	t.Cleanup(cancel)
+	s.ctx = rctx
+	s.run(chromedp.Navigate(srv.URL+"/"),
+		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(s.download).WithEventsEnabled(true))
+	return s
+}
 
-	var cutsBefore, cutsAfter, status, downloaded string
-	var shot []byte
-	err = chromedp.Run(rctx,
-		chromedp.Navigate(srv.URL+"/"),
-		chromedp.SendKeys("#key", "browserkey", chromedp.ByID),
-		chromedp.Click("#key-form button", chromedp.ByQuery),
-		chromedp.WaitVisible("#key-status", chromedp.ByID),
-		chromedp.SetValue("#format", "wav", chromedp.ByID),
-		chromedp.SetUploadFiles("#file", []string{media}, chromedp.ByID),
-		chromedp.WaitVisible("#job", chromedp.ByID),
-		chromedp.Poll(`document.getElementById("wave").dataset.cuts || ""`, &cutsBefore, chromedp.WithPollingTimeout(90*time.Second)),
-		chromedp.Text("#job-status", &status, chromedp.ByID),
-		chromedp.Poll(`!document.getElementById("player").hidden`, nil, chromedp.WithPollingTimeout(30*time.Second)),
-		chromedp.FullScreenshot(&shot, 100),
-		// a longer minimum silence: fewer cuts
-		chromedp.SetValue("#minSilenceSec", "3", chromedp.ByID),
-		chromedp.Evaluate(`document.getElementById("minSilenceSec").dispatchEvent(new Event("input"))`, nil),
-	)
-	if err != nil || cutsBefore == "" {
-		t.Fatalf("no cut regions drawn (status %q): %v", status, err)
+func (s *site) run(actions ...chromedp.Action) {
+	s.t.Helper()
+	if err := chromedp.Run(s.ctx, actions...); err != nil {
+		s.t.Fatalf("browser: %v", err)
 	}
-	err = chromedp.Run(rctx,
-		chromedp.Poll(`document.getElementById("wave").dataset.cuts !== "`+cutsBefore+`" && document.getElementById("wave").dataset.cuts`, &cutsAfter, chromedp.WithPollingTimeout(20*time.Second)),
-		chromedp.Evaluate(`fetchBlob(state.job.output.url).then(f => f.name + ":" + f.blob.size)`, &downloaded, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
-	)
+}
+
+// eval evaluates a JavaScript expression (awaiting a promise) into out.
+func (s *site) eval(js string, out any) {
+	s.t.Helper()
+	s.run(chromedp.Evaluate(js, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+}
+
+// wait polls a JavaScript condition until it is truthy.
+func (s *site) wait(what, js string, limit time.Duration) {
+	s.t.Helper()
+	if err := chromedp.Run(s.ctx, chromedp.Poll(js, nil, chromedp.WithPollingTimeout(limit), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		var status, msgs string
+		_ = chromedp.Run(s.ctx, chromedp.Evaluate(`document.getElementById("job-status").textContent`, &status),
+			chromedp.Evaluate(`[...document.querySelectorAll(".msg")].map(e => e.id + ": " + e.textContent).filter(t => !t.endsWith(": ")).join(" | ")`, &msgs))
+		s.t.Fatalf("waiting for %s: %v (status %q; messages %s)", what, err, status, msgs)
+	}
+}
+
+// noErrors fails the test on any uncaught exception or console error so far.
+func (s *site) noErrors() {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.errs {
+		s.t.Errorf("page: %s", e)
+	}
+	s.errs = nil
+}
+
+// view saves what the viewport shows after scrolling element sel to the top.
+func (s *site) view(name, sel string) string {
+	s.t.Helper()
+	var b []byte
+	s.eval(fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: "start"}), new Promise(r => setTimeout(r, 150)))`, sel), nil)
+	s.run(chromedp.CaptureScreenshot(&b))
+	p := filepath.Join(s.shots, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+func (s *site) shot(name string) string {
+	s.t.Helper()
+	var b []byte
+	s.run(chromedp.FullScreenshot(&b, 100)) // 100: PNG
+	p := filepath.Join(s.shots, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+// gen makes a media file with ffmpeg.
+func (s *site) gen(name string, args ...string) string {
+	s.t.Helper()
+	p := filepath.Join(s.media, name)
+	if b, err := exec.Command("ffmpeg", append(append([]string{"-v", "error", "-y"}, args...), p)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	return p
+}
+
+// speech-like audio: noise bursts with pauses of several lengths.
+const talkFilter = "volume='if(lt(mod(t,5),2+mod(t,3)),1,0.001)':eval=frame"
+
+// startJob picks a file and starts it with the page's Start button.
+func (s *site) startJob(path string, before ...chromedp.Action) {
+	s.t.Helper()
+	s.run(chromedp.SetUploadFiles("#file", []string{path}, chromedp.ByID))
+	s.run(before...)
+	s.wait("the Start button", `!document.getElementById("start").disabled`, 5*time.Second)
+	s.run(chromedp.Click("#start", chromedp.ByID))
+}
+
+// waitEditor waits until a job newer than token is done and its editor drawn.
+func (s *site) waitEditor(token int, limit time.Duration) {
+	s.t.Helper()
+	s.wait("the job done and its editor", fmt.Sprintf(`state.token > %d && document.getElementById("job-status").dataset.status === "done" && !document.getElementById("editor").hidden && !!document.getElementById("wave").dataset.cuts`, token), limit)
+}
+
+func (s *site) token() int {
+	var n int
+	s.eval(`state.token`, &n)
+	return n
+}
+
+// canvasPoint is the viewport position of time t on the waveform, at a
+// fraction of the waveform area's height.
+func (s *site) canvasPoint(t, yFrac float64) (float64, float64) {
+	s.t.Helper()
+	var r struct{ X, Y, W, H, Dur float64 }
+	s.eval(`(() => { const c = document.getElementById("wave"); c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect();
+		return {x: r.left, y: r.top, w: r.width, h: r.height - 24, dur: state.dur}; })()`, &r)
+	return r.X + t/r.Dur*r.W, r.Y + yFrac*r.H
+}
+
+func (s *site) mouse(typ input.MouseType, x, y float64, buttons int64) chromedp.Action {
+	ev := input.DispatchMouseEvent(typ, x, y).WithButton(input.Left).WithButtons(buttons).WithClickCount(1)
+	if typ == input.MouseMoved && buttons == 0 {
+		ev = ev.WithButton(input.None)
+	}
+	return ev
+}
+
+type region struct {
+	Start, End float64
+	Reason     string
+	On         bool
+}
+
+type cut struct{ Start, End float64 }
+
+// apiGet reads a job the way a client does.
+func (s *site) apiGet(path string, out any) []byte {
+	s.t.Helper()
+	req, _ := http.NewRequest("GET", s.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("slider/download: %v (cuts before %s)", err, cutsBefore)
+		s.t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if d := os.Getenv("AUTOCUT_SCREENSHOT_DIR"); d != "" { // keep it to look at
-		dir = d
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		s.t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
 	}
-	path := filepath.Join(dir, "autocut-page.png")
-	os.WriteFile(path, shot, 0o644)
-	t.Logf("status %q, cuts %s -> %s after the slider, download %s, screenshot %s", status, cutsBefore, cutsAfter, downloaded, path)
-	if status != "done" {
-		t.Errorf("status %q", status)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			s.t.Fatal(err)
+		}
 	}
-	if n, _ := strconv.Atoi(cutsBefore); n == 0 {
-		t.Errorf("no cuts drawn")
+	return b
+}
+
+func probeDuration(t *testing.T, path string) float64 {
+	t.Helper()
+	b, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v", path, err)
 	}
-	if downloaded == "" || downloaded[:len("talk-autocut.wav:")] != "talk-autocut.wav:" {
-		t.Errorf("download %q", downloaded)
+	d, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil {
+		t.Fatalf("duration %q", b)
 	}
+	return d
+}
+
+// TestBrowserEditor drives the page in Chromium: the key typed but never
+// checked, a file picked then its options, Start; the editor of the done
+// job: one cut toggled off by a click, one cut's edge dragged, Apply; the
+// job's plan (read through the API) holds exactly the cuts the page showed
+// and the downloaded file (saved by Chromium through the page's Download
+// button) lasts what the page said. Then: before/after playback from the
+// same spot, the keyboard, the phone layout, dark mode. Screenshots are
+// written to $AUTOCUT_SCREENSHOT_DIR when set.
+func TestBrowserEditor(t *testing.T) {
+	s := newSite(t)
+	talk := s.gen("talk.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=30", "-af", talkFilter)
+
+	// The key is typed, never checked; the file is picked before the options.
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	tok := s.token()
+	s.startJob(talk, chromedp.SetValue("#format", "wav", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+
+	var regions []region
+	var dur float64
+	s.eval(`state.regions`, &regions)
+	s.eval(`state.dur`, &dur)
+	if len(regions) < 3 {
+		t.Fatalf("%d cuts drawn, want at least 3: %+v", len(regions), regions)
+	}
+	t.Logf("%.2f s, %d detected cuts: %+v", dur, len(regions), regions)
+	// Every page element the waveform and editor need is there.
+	var shown struct {
+		Levels, Final, Clock string
+		Media                string
+		Threshold            float64
+	}
+	s.eval(`({levels: document.getElementById("levels").textContent, final: document.getElementById("stat-final").textContent,
+		clock: document.getElementById("clock").textContent, media: state.media.tagName, threshold: state.threshold})`, &shown)
+	if !strings.Contains(shown.Levels, "Background noise is") || !strings.Contains(shown.Levels, "speech is at") || shown.Media != "AUDIO" {
+		t.Errorf("levels %q, player %s", shown.Levels, shown.Media)
+	}
+
+	// Toggle one cut off with a click in its middle.
+	off := 1
+	x, y := s.canvasPoint((regions[off].Start+regions[off].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	s.wait("the cut kept", fmt.Sprintf(`state.regions[%d].on === false`, off), 5*time.Second)
+
+	// Drag the end of another cut 0.3 s to the left.
+	dr := 2
+	if regions[dr].End-regions[dr].Start < 0.6 {
+		dr = 0
+	}
+	from := regions[dr].End
+	x0, y0 := s.canvasPoint(from, 0.4)
+	x1, _ := s.canvasPoint(from-0.3, 0.4)
+	acts := []chromedp.Action{s.mouse(input.MouseMoved, x0, y0, 0), s.mouse(input.MousePressed, x0, y0, 1)}
+	for i := 1; i <= 6; i++ {
+		acts = append(acts, s.mouse(input.MouseMoved, x0+(x1-x0)*float64(i)/6, y0, 1))
+	}
+	acts = append(acts, s.mouse(input.MouseReleased, x1, y0, 0))
+	s.run(acts...)
+	var moved region
+	s.eval(fmt.Sprintf(`state.regions[%d]`, dr), &moved)
+	if math.Abs(moved.End-(from-0.3)) > 0.1 || moved.Start != regions[dr].Start || !moved.On || moved.Reason != "manual" {
+		t.Errorf("dragged cut %+v, want its end moved from %.3f to about %.3f", moved, from, from-0.3)
+	}
+
+	// What the page shows before Apply.
+	var pageCuts []cut
+	var pageFinal float64
+	var finalText string
+	s.eval(`cuts()`, &pageCuts)
+	s.eval(`Number(document.getElementById("wave").dataset.final)`, &pageFinal)
+	s.eval(`document.getElementById("stat-final").textContent`, &finalText)
+	if len(pageCuts) != len(regions)-1 {
+		t.Errorf("page cuts %d, want %d", len(pageCuts), len(regions)-1)
+	}
+	t.Logf("page shows %d cuts, final %s (%.3f s)", len(pageCuts), finalText, pageFinal)
+	desktop := s.shot("editor-desktop.png")
+
+	tok = s.token()
+	s.run(chromedp.Click("#apply", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+
+	var job struct {
+		ID   string
+		Plan struct {
+			Cuts []struct {
+				Start, End float64
+				Reason     string
+			}
+			Stats struct{ FinalSec float64 }
+		}
+		Output struct {
+			Duration float64
+			Name     string
+		}
+	}
+	var id string
+	s.eval(`state.job.id`, &id)
+	s.apiGet("/api/v1/jobs/"+id, &job)
+	if len(job.Plan.Cuts) != len(pageCuts) {
+		t.Fatalf("plan has %d cuts, the page showed %d", len(job.Plan.Cuts), len(pageCuts))
+	}
+	for i, c := range job.Plan.Cuts {
+		if math.Abs(c.Start-pageCuts[i].Start) > 2e-6 || math.Abs(c.End-pageCuts[i].End) > 2e-6 {
+			t.Errorf("plan cut %d [%.6f, %.6f), the page showed [%.6f, %.6f)", i, c.Start, c.End, pageCuts[i].Start, pageCuts[i].End)
+		}
+		wantReason := "silence"
+		if math.Abs(c.End-moved.End) < 1e-5 {
+			wantReason = "manual"
+		}
+		if c.Reason != wantReason && !(wantReason == "silence" && c.Reason != "manual") {
+			t.Errorf("plan cut %d reason %q, want %q", i, c.Reason, wantReason)
+		}
+	}
+	if math.Abs(job.Plan.Stats.FinalSec-pageFinal) > 0.0015 {
+		t.Errorf("plan final %.4f s, the page showed %.4f s", job.Plan.Stats.FinalSec, pageFinal)
+	}
+	var applyMsg string
+	s.eval(`document.getElementById("apply-msg").textContent`, &applyMsg)
+	if applyMsg != "The rendered file has these cuts." {
+		t.Errorf("after Apply the page says %q", applyMsg)
+	}
+
+	// The page's Download button: Chromium saves the file (through the
+	// service worker, which adds the key).
+	var streamed bool
+	s.eval(`worker`, &streamed)
+	if !streamed {
+		t.Errorf("the service worker does not control the page")
+	}
+	s.run(chromedp.Click("#downloads button", chromedp.ByQuery))
+	saved := filepath.Join(s.download, job.Output.Name)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if st, err := os.Stat(saved); err == nil && st.Size() > 44 {
+			if _, err := os.Stat(saved + ".crdownload"); err != nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(s.download)
+			t.Fatalf("%s not downloaded by the page (download dir: %v)", saved, entries)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	got := probeDuration(t, saved)
+	t.Logf("downloaded %s: %.4f s; page showed %.4f s; plan %.4f s", job.Output.Name, got, pageFinal, job.Plan.Stats.FinalSec)
+	if math.Abs(got-pageFinal) > 0.005 {
+		t.Errorf("the downloaded file lasts %.4f s, the page showed %.4f s", got, pageFinal)
+	}
+
+	// Before/after from the same spot: a second into the first kept part
+	// after the first cut.
+	var first cut
+	s.eval(`cuts()[0]`, &first)
+	at := first.End + 0.5
+	s.eval(fmt.Sprintf(`seek(%f)`, at), nil)
+	s.wait("the original loaded", `state.srcKind === "original" && state.media.readyState >= 1`, 20*time.Second)
+	s.run(chromedp.Click("#listen-after", chromedp.ByID))
+	s.wait("the rendered file loaded", `state.srcKind === "output" && state.media.readyState >= 1`, 20*time.Second)
+	var pos struct{ Cur, Now float64 }
+	s.eval(`({cur: state.media.currentTime, now: now()})`, &pos)
+	if math.Abs(pos.Cur-(at-(first.End-first.Start))) > 0.02 || math.Abs(pos.Now-at) > 0.02 {
+		t.Errorf("after: file at %.3f s (want %.3f), page at %.3f s (want %.3f)", pos.Cur, at-(first.End-first.Start), pos.Now, at)
+	}
+	s.run(chromedp.Click("#listen-before", chromedp.ByID))
+	s.wait("the original again", `state.srcKind === "original" && state.media.readyState >= 1`, 20*time.Second)
+	s.eval(`({cur: state.media.currentTime, now: now()})`, &pos)
+	if math.Abs(pos.Cur-at) > 0.02 {
+		t.Errorf("before: original at %.3f s, want %.3f", pos.Cur, at)
+	}
+
+	// Keyboard: right arrow selects the next cut and moves there, Enter
+	// keeps it, Ctrl+Z undoes; space plays and pauses.
+	var before []region
+	s.eval(`state.regions`, &before)
+	s.run(chromedp.Focus("#wave", chromedp.ByID), chromedp.KeyEvent(kb.ArrowRight))
+	var sel int
+	var head float64
+	s.eval(`state.sel`, &sel)
+	s.eval(`Number(document.getElementById("wave").dataset.playhead)`, &head)
+	if sel < 0 || before[sel].Start <= at || math.Abs(head-before[sel].Start) > 0.05 {
+		t.Errorf("ArrowRight: selected %d at %.2f s (playhead %.2f), want the first cut after %.2f", sel, before[max(sel, 0)].Start, head, at)
+	}
+	s.run(chromedp.KeyEvent(kb.Enter))
+	var on bool
+	s.eval(fmt.Sprintf(`state.regions[%d].on`, sel), &on)
+	if on == before[sel].On {
+		t.Errorf("Enter did not toggle cut %d", sel)
+	}
+	s.run(chromedp.KeyEvent("z", chromedp.KeyModifiers(input.ModifierCtrl)))
+	s.eval(fmt.Sprintf(`state.regions[%d].on`, sel), &on)
+	if on != before[sel].On {
+		t.Errorf("Ctrl+Z did not undo")
+	}
+	s.run(chromedp.KeyEvent(" "))
+	s.wait("playing", `!state.media.paused`, 5*time.Second)
+	s.run(chromedp.KeyEvent(" "))
+	s.wait("paused", `state.media.paused`, 5*time.Second)
+
+	// The phone layout: nothing wider than the screen, each slider's value
+	// and unit on the slider's line, the job at the top.
+	s.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	s.eval(`new Promise(r => setTimeout(r, 300))`, nil)
+	s.eval(`(draw(), document.getElementById("job").scrollIntoView({block: "start"}), true)`, nil)
+	var phone struct {
+		ScrollWidth int
+		Rows        []float64 // |range top - output top| per slider
+		Wrapped     []bool    // an output on two lines
+		JobTop      float64
+	}
+	s.eval(`(() => {
+		const sliders = [...document.querySelectorAll(".slider")];
+		return {scrollWidth: document.documentElement.scrollWidth,
+			rows: sliders.map(d => Math.abs(d.querySelector("input").getBoundingClientRect().top + d.querySelector("input").getBoundingClientRect().height/2
+				- (d.querySelector("output").getBoundingClientRect().top + d.querySelector("output").getBoundingClientRect().height/2))),
+			wrapped: sliders.map(d => d.querySelector("output").getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(d.querySelector("output")).lineHeight)),
+			jobTop: document.getElementById("job").getBoundingClientRect().top};
+	})()`, &phone)
+	if phone.ScrollWidth > 390 {
+		t.Errorf("at 390 px the page is %d px wide", phone.ScrollWidth)
+	}
+	for i := range phone.Rows {
+		if phone.Rows[i] > 8 || phone.Wrapped[i] {
+			t.Errorf("slider %d: value %.0f px off the slider's line, wrapped %v", i, phone.Rows[i], phone.Wrapped[i])
+		}
+	}
+	phoneShot := s.shot("editor-phone.png")
+	s.view("editor-phone-top.png", "#job")
+	s.view("editor-phone-tune.png", "#stats")
+
+	// Dark mode.
+	s.run(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}))
+	s.eval(`(draw(), true)`, nil)
+	var bg string
+	s.eval(`getComputedStyle(document.body).backgroundColor`, &bg)
+	if r, g, b := rgb(bg); r+g+b > 150 {
+		t.Errorf("dark mode background %s", bg)
+	}
+	darkPhone := s.shot("editor-phone-dark.png")
+	s.view("editor-phone-dark-top.png", "#job")
+	s.run(chromedp.EmulateViewport(1200, 900))
+	s.eval(`(draw(), true)`, nil)
+	darkDesktop := s.shot("editor-desktop-dark.png")
+	s.run(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "light"}}))
+	t.Logf("screenshots: %s %s %s %s", desktop, phoneShot, darkPhone, darkDesktop)
+	s.noErrors()
+}
+
+func rgb(css string) (int, int, int) {
+	var r, g, b int
+	fmt.Sscanf(strings.TrimPrefix(css, "rgb("), "%d, %d, %d", &r, &g, &b)
+	return r, g, b
 }
 
 // closeBrowser closes Chromium gracefully (10 s at most), then waits until
@@ -175,4 +582,170 @@ func groupAlive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// TestBrowserPageDefects: the page's defects, each fixed and checked in
+// Chromium: a wrong key says so next to the key (no "Saved."); mp4 is
+// offered for video files only and chosen after the file; a video job
+// plays in a <video>; a preview with nothing to keep says so next to the
+// sliders, shows no stale plan and disables Apply, and the message goes
+// once the settings keep something again; a failed job shows only its own
+// state; a rejected upload shows its error by the file and no old job;
+// Delete asks first.
+func TestBrowserPageDefects(t *testing.T) {
+	s := newSite(t)
+	clip := s.gen("clip.mp4", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=20",
+		"-f", "lavfi", "-i", "anoisesrc=color=pink:seed=3:amplitude=0.4:d=20", "-af", talkFilter,
+		"-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
+	talk := s.gen("talk.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=8", "-af", talkFilter)
+	broken := filepath.Join(s.media, "broken.wav") // sniffed as WAV, cannot be decoded
+	os.WriteFile(broken, append([]byte("RIFF\x24\x00\x00\x00WAVEjunk"), make([]byte, 4000)...), 0o644)
+	text := filepath.Join(s.media, "notes.txt")
+	os.WriteFile(text, []byte("not a recording, just some notes\n"), 0o644)
+	msg := func(id string) (text string, bad bool) {
+		var m struct {
+			Text string
+			Bad  bool
+		}
+		s.eval(fmt.Sprintf(`({text: document.getElementById(%q).textContent, bad: document.getElementById(%q).classList.contains("bad")})`, id, id), &m)
+		return m.Text, m.Bad
+	}
+
+	// A wrong key: an error next to the key field, nothing "saved".
+	s.run(chromedp.SendKeys("#key", "wrong-key", chromedp.ByID), chromedp.Click("#key-form button", chromedp.ByQuery))
+	s.wait("the key refused", `document.getElementById("key-msg").classList.contains("bad")`, 10*time.Second)
+	if m, _ := msg("key-msg"); !strings.Contains(m, "wrong") || strings.Contains(m, "Saved") || strings.Contains(m, "accepted") {
+		t.Errorf("wrong key: %q", m)
+	}
+	s.eval(`document.getElementById("key").value = ""`, nil)
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+
+	// mp4 is offered for a video file only; options are chosen after the file.
+	var format string
+	var mp4Off bool
+	s.run(chromedp.SetValue("#format", "mp4", chromedp.ByID), chromedp.SetUploadFiles("#file", []string{talk}, chromedp.ByID))
+	s.eval(`document.getElementById("format").value`, &format)
+	s.eval(`document.querySelector('#format option[value=mp4]').disabled`, &mp4Off)
+	if note, _ := msg("format-note"); format != "mp3" || !mp4Off || !strings.Contains(note, "video") {
+		t.Errorf("audio file: format %q, mp4 disabled %v, note %q", format, mp4Off, note)
+	}
+	s.run(chromedp.SetUploadFiles("#file", []string{clip}, chromedp.ByID))
+	s.eval(`document.querySelector('#format option[value=mp4]').disabled`, &mp4Off)
+	if mp4Off {
+		t.Errorf("video file: mp4 disabled")
+	}
+	tok := s.token()
+	s.startJob(clip, chromedp.SetValue("#format", "mp4", chromedp.ByID))
+	s.waitEditor(tok, 2*time.Minute)
+
+	// The video result plays in a <video>.
+	s.run(chromedp.Click("#listen-after", chromedp.ByID))
+	s.wait("the rendered video loaded", `state.srcKind === "output" && state.media.readyState >= 1`, 20*time.Second)
+	var player struct {
+		Tag   string
+		Width int
+	}
+	s.eval(`({tag: state.media.tagName, width: state.media.videoWidth})`, &player)
+	if player.Tag != "VIDEO" || player.Width != 320 {
+		t.Errorf("the mp4 result plays in %s, %d px wide", player.Tag, player.Width)
+	}
+
+	// A preview with nothing to keep: its message by the sliders, no
+	// stale plan, Apply off; gone when the settings keep something again.
+	var base string
+	s.eval(`document.getElementById("thresholdDb").value`, &base)
+	setThreshold := func(v string) {
+		s.run(chromedp.SetValue("#thresholdDb", v, chromedp.ByID))
+		s.eval(`(document.getElementById("thresholdDb").dispatchEvent(new Event("input")), true)`, nil)
+	}
+	setThreshold("-10")
+	s.wait("the preview refused", `state.previewBad && document.getElementById("tune-msg").textContent !== ""`, 10*time.Second)
+	var bad struct {
+		Final   string
+		Apply   bool
+		Tune    string
+		Buttons int
+	}
+	s.eval(`({final: document.getElementById("stat-final").textContent, apply: document.getElementById("apply").disabled,
+		tune: document.getElementById("tune-msg").textContent})`, &bad)
+	if bad.Final != "—" || !bad.Apply || !strings.Contains(bad.Tune, "Nothing would be left") {
+		t.Errorf("preview with nothing to keep: final %q, apply disabled %v, message %q", bad.Final, bad.Apply, bad.Tune)
+	}
+	s.shot("preview-nothing-kept.png")
+	setThreshold(base)
+	s.wait("the preview back", `!state.previewBad && document.getElementById("tune-msg").textContent === ""`, 10*time.Second)
+	// An edit, applied: no red message anywhere afterwards.
+	var regions []region
+	s.eval(`state.regions`, &regions)
+	x, y := s.canvasPoint((regions[0].Start+regions[0].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	tok = s.token()
+	s.run(chromedp.Click("#apply", chromedp.ByID))
+	s.waitEditor(tok, 2*time.Minute)
+	var red string
+	s.eval(`[...document.querySelectorAll(".msg.bad")].map(e => e.id + ": " + e.textContent).join(" | ")`, &red)
+	if red != "" {
+		t.Errorf("red messages after a successful Apply: %s", red)
+	}
+	var doneID string
+	s.eval(`state.job.id`, &doneID)
+
+	// A failed job shows only its own state.
+	tok = s.token()
+	s.startJob(broken)
+	s.wait("the job failed", fmt.Sprintf(`state.token > %d && document.getElementById("job-status").dataset.status === "failed"`, tok), time.Minute)
+	var failed struct {
+		Name, Status, Stats, Downloads, Media string
+		Editor, Bar                           bool
+		Cuts                                  any
+	}
+	s.eval(`({name: document.getElementById("job-name").textContent, status: document.getElementById("job-status").textContent,
+		stats: document.getElementById("stats").textContent, downloads: document.getElementById("downloads").textContent,
+		media: document.getElementById("media-box").innerHTML, editor: document.getElementById("editor").hidden,
+		bar: document.getElementById("job-bar").hidden, cuts: document.getElementById("wave").dataset.cuts ?? null})`, &failed)
+	if failed.Name != "broken.wav" || !strings.HasPrefix(failed.Status, "Failed") || failed.Stats != "" || failed.Downloads != "" ||
+		failed.Media != "" || !failed.Editor || !failed.Bar || failed.Cuts != nil {
+		t.Errorf("failed job shows more than its own state: %+v", failed)
+	}
+	s.shot("failed-job.png")
+
+	// A rejected upload: the error by the file, no job on screen.
+	s.run(chromedp.Click(`#jobs li button.secondary`, chromedp.ByQuery)) // the newest job: the failed one
+	s.wait("a job shown", `!document.getElementById("job").hidden`, 10*time.Second)
+	s.startJob(text)
+	s.wait("the upload refused", `document.getElementById("new-msg").textContent !== ""`, 10*time.Second)
+	var rejected struct {
+		Msg     string
+		JobShow bool
+		Near    bool
+	}
+	s.eval(`({msg: document.getElementById("new-msg").textContent, jobShow: !document.getElementById("job").hidden,
+		near: document.getElementById("new-msg").closest("section").id === "new-sec"})`, &rejected)
+	if !strings.Contains(rejected.Msg, "not audio or video") || rejected.JobShow || !rejected.Near {
+		t.Errorf("rejected upload: %+v", rejected)
+	}
+
+	// Delete asks first; Cancel keeps the job.
+	var n int
+	sel := fmt.Sprintf(`[...document.querySelectorAll("#jobs li")].find(li => li.querySelector("button.secondary").textContent.startsWith("clip.mp4"))`)
+	s.eval(sel+`.querySelector("button.danger").click()`, nil)
+	s.eval(`document.querySelectorAll(".confirm-row").length`, &n)
+	if n != 1 {
+		t.Fatalf("no confirmation after Delete…")
+	}
+	s.apiGet("/api/v1/jobs/"+doneID, nil) // still there
+	s.eval(`[...document.querySelectorAll(".confirm-row button")].find(b => b.textContent === "Cancel").click()`, nil)
+	s.eval(`document.querySelectorAll(".confirm-row").length`, &n)
+	if n != 0 {
+		t.Errorf("Cancel left the confirmation")
+	}
+	s.eval(sel+`.querySelector("button.danger").click()`, nil)
+	s.eval(`[...document.querySelectorAll(".confirm-row button")].find(b => b.textContent === "Delete").click()`, nil)
+	s.wait("the job gone from the list", `![...document.querySelectorAll("#jobs li")].some(li => li.textContent.startsWith("clip.mp4"))`, 10*time.Second)
+	req, _ := http.NewRequest("GET", s.url+"/api/v1/jobs/"+doneID, nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 404 {
+		t.Errorf("deleted job: %v %v", resp.StatusCode, err)
+	}
+	s.noErrors()
 }

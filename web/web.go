@@ -1,6 +1,10 @@
-// Package web is autocut's browser page: drop a file, follow the job,
-// preview other settings on the waveform, download the result and the
-// timelines. Plain HTML, CSS and JavaScript embedded in the binary (no build step).
+// Package web is autocut's browser page: pick a file and options, follow
+// the job, then edit the cut list on the waveform (keep or cut each part,
+// drag a cut's edges, undo, other detection settings previewed at once),
+// listen before and after from the same spot, apply, and download the
+// result and the timelines. Plain HTML, CSS and JavaScript embedded in the
+// binary (no build step); a service worker (static/sw.js) lets the media
+// players stream the job's files with the API key.
 package web
 
 import (
@@ -18,10 +22,16 @@ func Handler() http.Handler {
 	static := http.StripPrefix("/static/", http.FileServerFS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'; worker-src 'self'")
 		if r.URL.Path == "/" || r.URL.Path == "/index.html" {
 			http.ServeFileFS(w, r, sub, "index.html")
 			return
+		}
+		if r.URL.Path == "/static/sw.js" {
+			// The worker lives with the assets but serves the whole page
+			// (scope /): it adds the key to the media players' requests.
+			w.Header().Set("Service-Worker-Allowed", "/")
+			w.Header().Set("Cache-Control", "no-cache")
 		}
 		static.ServeHTTP(w, r)
 	})

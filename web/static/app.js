@@ -1,35 +1,218 @@
 // autocut web page: talks to the v1 API with the key kept in localStorage.
+// One job is followed at a time; everything drawn for it is reset when
+// another is followed, and answers that arrive for a job no longer followed
+// are dropped (state.token).
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { job: null, env: null, plan: null, timer: null };
+const JOBS = "/api/v1/jobs";
 const PARAMS = ["thresholdDb", "minSilenceSec", "keepSilenceMs", "minSpeechMs"];
-const MESSAGES = {
-  401: "That API key is missing or wrong. Check it and save it again.",
-  402: "This key has no Pro plan. The API needs a Pro key.",
-  404: "That job no longer exists (or belongs to another key).",
-  409: "The job is still being processed; wait until it is done.",
-  413: "The file is too large: 4 GB at most.",
-  415: "That file is not audio or video we can read.",
-  422: "Nothing would be left: the whole file sounds like silence. Try a lower threshold.",
-  501: "Transcription is not available on this server; untick 'Cut filler words'.",
+const VIDEO_EXT = /\.(mp4|m4v|mov|mkv|webm|avi|mts|m2ts|3gp|mxf)$/i;
+const VIDEO_FORMATS = ["mp4", "mp4_hq"];
+const MIN_CUT = 0.05; // seconds: the shortest cut an edge drag leaves
+const EDGE_PX = 7; // how close (CSS px) the pointer must be to grab a cut's edge
+const AXIS_PX = 24; // height of the time axis under the waveform
+const FLOOR_DB = -80; // bottom of the waveform's level scale
+
+const state = {
+  job: null, token: 0, timer: null,
+  env: null, dur: 0,
+  regions: [], // {start, end, reason, on}: detected cuts (on or kept), and the user's own
+  detected: [], // the cuts of the current detection settings, as planned
+  threshold: null, // the threshold of the current detection, dB
+  base: null, // the detection settings of the job as loaded (slider strings)
+  previewBad: false,
+  undo: [], sel: -1, drag: null,
+  media: null, listen: "before", srcKind: "", rendered: null, // rendered: the cuts of the rendered file
 };
 
-function key() { return localStorage.getItem("autocut.key") || ""; }
-function showError(status, body) {
-  const api = body && body.error ? ` (${body.error})` : "";
-  $("error").textContent = (MESSAGES[status] || `Something went wrong (HTTP ${status}).`) + api;
-}
-function clearError() { $("error").textContent = ""; }
+// ---- API -----------------------------------------------------------------
 
-async function api(method, path, body, headers) {
-  const h = Object.assign({ Authorization: "Bearer " + key() }, headers || {});
-  if (body && typeof body === "object" && !(body instanceof Blob)) { h["Content-Type"] = "application/json"; body = JSON.stringify(body); }
+class ApiError extends Error {
+  constructor(status, body) { super(`HTTP ${status}`); this.status = status; this.body = body || {}; }
+}
+
+const MESSAGES = {
+  unauthorized: "That API key is missing or wrong. Check the key at the top of the page.",
+  pro_plan_required: "This key has no Pro plan. The API needs a Pro key.",
+  not_found: "That job no longer exists (or belongs to another key).",
+  processing: "The job is still being processed; wait until it is done.",
+  file_too_large: "The file is too large: 4 GB at most.",
+  unsupported_format: "That file is not audio or video we can read.",
+  too_long: "The recording is too long: 3 hours at most.",
+  nothing_to_keep: "Nothing would be left: the whole file sounds like silence. Try a lower threshold.",
+  transcription_unavailable: "Transcription is not available on this server; untick 'Cut filler words'.",
+  output_expired: "The file was deleted after the retention period.",
+};
+
+function errorText(err) {
+  if (!(err instanceof ApiError)) return `The server could not be reached (${err && err.message ? err.message : err}).`;
+  const b = err.body;
+  if (MESSAGES[b.code] && b.code !== "output_expired") return MESSAGES[b.code];
+  if (b.error) return b.error.charAt(0).toUpperCase() + b.error.slice(1) + ".";
+  return `Something went wrong (HTTP ${err.status}).`;
+}
+
+// The key: what is typed in the field (saved as it is typed), else the saved one.
+function key() { return $("key").value.trim() || localStorage.getItem("autocut.key") || ""; }
+
+async function api(method, path, body) {
+  const h = { Authorization: "Bearer " + key() };
+  if (body !== undefined) { h["Content-Type"] = "application/json"; body = JSON.stringify(body); }
   const r = await fetch(path, { method, headers: h, body });
   const ct = r.headers.get("Content-Type") || "";
-  const data = ct.includes("json") ? await r.json() : null;
-  if (!r.ok) { showError(r.status, data); throw new Error("HTTP " + r.status); }
+  const data = ct.includes("json") ? await r.json().catch(() => null) : null;
+  if (!r.ok) throw new ApiError(r.status, data);
   return data;
 }
+
+function say(id, text, kind) {
+  const el = $(id);
+  el.textContent = text || "";
+  el.classList.remove("good", "bad");
+  if (kind) el.classList.add(kind);
+}
+
+// guard runs an async action and shows its failure next to it: no
+// promise of the page is ever left rejected.
+function guard(msgId, fn) {
+  return (...args) => Promise.resolve().then(() => fn(...args)).catch((err) => {
+    if (msgId) say(msgId, errorText(err), "bad");
+    if (err instanceof ApiError && err.status === 401) keyState(false, MESSAGES.unauthorized);
+  });
+}
+
+// ---- the key -------------------------------------------------------------
+
+function keyState(ok, text) {
+  $("key-sec").classList.toggle("ok", ok === true);
+  say("key-msg", text, ok === true ? "good" : ok === false ? "bad" : "");
+  if (ok === true) {
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "link"; b.textContent = "change";
+    b.onclick = () => { keyState(null, ""); $("key").focus(); };
+    $("key-msg").append(" ", b);
+  }
+}
+
+function saveKey() {
+  const k = $("key").value.trim();
+  if (k) localStorage.setItem("autocut.key", k); else localStorage.removeItem("autocut.key");
+  shareKey();
+}
+
+async function checkKey() {
+  saveKey();
+  if (!key()) { keyState(false, "Type your API key first."); return; }
+  try {
+    await api("GET", JOBS + "?limit=1");
+    keyState(true, "Key accepted.");
+    refreshList();
+  } catch (err) {
+    keyState(false, errorText(err));
+  }
+}
+
+// ---- media playback with the key -----------------------------------------
+// <audio> and <video> cannot send the Authorization header; a service worker
+// (sw.js) adds it to their requests for a job's original and download, so
+// that they stream with ranges. Without one (a page not served over https
+// or from localhost), small files are fetched whole instead.
+
+let worker = null;
+async function startWorker() {
+  if (!("serviceWorker" in navigator) || !window.isSecureContext) return false;
+  try {
+    await navigator.serviceWorker.register("/static/sw.js", { scope: "/" });
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((done) => {
+        navigator.serviceWorker.addEventListener("controllerchange", done, { once: true });
+        setTimeout(done, 3000);
+      });
+    }
+    await shareKey();
+    return !!navigator.serviceWorker.controller;
+  } catch (_) {
+    return false;
+  }
+}
+async function shareKey() {
+  if (!("caches" in window) || !window.isSecureContext) return;
+  try {
+    const c = await caches.open("autocut-key");
+    await c.put("/__autocut_key", new Response(key()));
+  } catch (_) { /* no storage: the worker then adds no key */ }
+}
+const FALLBACK_MAX = 300 << 20; // bytes fetched whole when no worker can stream
+
+async function mediaURL(url) {
+  if (await worker) return url;
+  const r = await fetch(url, { method: "HEAD", headers: { Authorization: "Bearer " + key() } });
+  if (!r.ok) throw new ApiError(r.status, null);
+  if (Number(r.headers.get("Content-Length")) > FALLBACK_MAX) throw new Error("this file is too large to play here without https");
+  return URL.createObjectURL((await fetchBlob(url)).blob);
+}
+
+// Downloads need the Bearer key: fetched and handed to the browser as a blob.
+async function fetchBlob(url) {
+  const r = await fetch(url, { headers: { Authorization: "Bearer " + key() } });
+  if (!r.ok) { let b = null; try { b = await r.json(); } catch (_) {} throw new ApiError(r.status, b); }
+  const cd = r.headers.get("Content-Disposition") || "";
+  const m = /filename\*=utf-8''([^;]+)/i.exec(cd) || /filename="?([^";]+)"?/.exec(cd);
+  return { blob: await r.blob(), name: m ? decodeURIComponent(m[1]) : "download" };
+}
+async function download(url) {
+  if (await worker) {
+    // Streamed to disk: a hidden frame navigates to the file, the worker
+    // adds the key (a link's download request would not pass through it),
+    // and the attachment is saved. A HEAD first, so that an error is shown
+    // here rather than saved.
+    const r = await fetch(url, { method: "HEAD", headers: { Authorization: "Bearer " + key() } });
+    if (!r.ok) throw new ApiError(r.status, null);
+    const f = document.createElement("iframe");
+    f.hidden = true; f.src = url;
+    document.body.append(f);
+    setTimeout(() => f.remove(), 60000);
+    return;
+  }
+  const f = await fetchBlob(url);
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(f.blob); a.download = f.name; document.body.append(a); a.click(); a.remove();
+}
+
+// ---- a new job -----------------------------------------------------------
+
+let picked = null;
+function isVideoFile(f) { return f.type.startsWith("video/") || VIDEO_EXT.test(f.name); }
+
+function pick(file) {
+  picked = file || null;
+  say("new-msg", "");
+  $("picked").hidden = !picked;
+  if (picked) {
+    $("picked-name").textContent = `${picked.name} (${humanBytes(picked.size)}, ${isVideoFile(picked) ? "video" : "audio"})`;
+    $("url").value = "";
+  } else {
+    $("file").value = "";
+  }
+  fitFormats();
+  updateStart();
+}
+
+// fitFormats offers the video formats only for a video file.
+function fitFormats() {
+  const video = !picked || isVideoFile(picked); // unknown for a URL: the server says
+  const sel = $("format");
+  let note = "";
+  for (const o of sel.options) if (o.hasAttribute("data-video")) o.disabled = !video;
+  if (!video && VIDEO_FORMATS.includes(sel.value)) {
+    sel.value = "mp3";
+    note = "mp4 needs a video file: mp3 chosen instead.";
+  }
+  say("format-note", note);
+}
+
+function updateStart() { $("start").disabled = !picked && !$("url").value.trim(); }
 
 function options() {
   const o = { preset: $("preset").value, export: { format: $("format").value, denoise: $("denoise").checked, rumble: $("rumble").checked } };
@@ -38,174 +221,724 @@ function options() {
   return o;
 }
 
+function start() {
+  saveKey();
+  say("new-msg", "");
+  if (!key()) { say("new-msg", "Type your API key at the top of the page first.", "bad"); $("key").focus(); return; }
+  unfollow();
+  if (picked) upload(picked);
+  else if ($("url").value.trim()) guard("new-msg", createFromURL)($("url").value.trim());
+}
+
 // Form B: the raw file as the body, streamed by the browser, with upload progress.
 function upload(file) {
-  clearError();
   const xhr = new XMLHttpRequest();
-  xhr.open("POST", "/api/v1/jobs");
+  xhr.open("POST", JOBS);
   xhr.setRequestHeader("Authorization", "Bearer " + key());
   xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name).replace(/%20/g, " ").replace(/%[0-9A-F]{2}/g, "_"));
   xhr.setRequestHeader("X-Options", JSON.stringify(options()));
-  $("upload").hidden = false;
+  $("upload").hidden = false; $("start").disabled = true;
   xhr.upload.onprogress = (e) => { if (e.lengthComputable) $("upload-bar").value = (100 * e.loaded) / e.total; };
   xhr.onload = () => {
-    $("upload").hidden = true;
+    $("upload").hidden = true; updateStart();
     let body = null; try { body = JSON.parse(xhr.responseText); } catch (_) {}
-    if (xhr.status !== 202) { showError(xhr.status, body); return; }
+    if (xhr.status !== 202) {
+      const err = new ApiError(xhr.status, body);
+      say("new-msg", errorText(err), "bad");
+      if (xhr.status === 401) keyState(false, MESSAGES.unauthorized);
+      return;
+    }
+    pick(null);
     follow(body);
+    refreshList();
   };
-  xhr.onerror = () => { $("upload").hidden = true; $("error").textContent = "The upload failed (network error)."; };
+  xhr.onerror = () => { $("upload").hidden = true; updateStart(); say("new-msg", "The upload failed (network error).", "bad"); };
   xhr.send(file);
 }
 
 async function createFromURL(url) {
-  clearError();
-  follow(await api("POST", "/api/v1/jobs", Object.assign({ url }, options())));
+  $("start").disabled = true;
+  try {
+    const job = await api("POST", JOBS, Object.assign({ url }, options()));
+    $("url").value = "";
+    follow(job);
+    refreshList();
+  } finally {
+    updateStart();
+  }
+}
+
+// ---- following a job -----------------------------------------------------
+
+// unfollow forgets the followed job and everything drawn for it.
+function unfollow() {
+  state.token++;
+  clearTimeout(state.timer);
+  state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
+  state.undo = []; state.sel = -1; state.drag = null; state.previewBad = false; state.rendered = null; state.base = null;
+  if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
+  state.media = null; state.srcKind = "";
+  $("media-box").textContent = "";
+  $("editor").hidden = true;
+  $("downloads").textContent = "";
+  $("stats").textContent = "";
+  $("cut-list").textContent = ""; $("filler-list").textContent = ""; $("fillers").hidden = true;
+  for (const id of ["job-msg", "tune-msg", "edit-msg", "apply-msg", "listen-note", "levels"]) say(id, "");
+  const c = $("wave"); c.getContext("2d").clearRect(0, 0, c.width, c.height); delete c.dataset.cuts; delete c.dataset.final;
+  $("job").hidden = true;
 }
 
 function follow(job) {
-  state.job = job; state.env = null; state.plan = null;
-  $("job").hidden = false; $("player").hidden = true; $("downloads").textContent = "";
+  unfollow();
+  state.job = job;
+  $("job").hidden = false;
   render(job);
-  clearTimeout(state.timer);
-  poll();
+  $("job").scrollIntoView({ block: "start", behavior: "smooth" });
+  const tok = state.token;
+  if (job.status === "done" || job.status === "failed") finished(job, tok);
+  else state.timer = setTimeout(() => poll(tok), 700);
 }
 
-async function poll() {
-  const job = await api("GET", "/api/v1/jobs/" + state.job.id);
+async function poll(tok) {
+  let job;
+  try {
+    job = await api("GET", `${JOBS}/${state.job.id}`);
+  } catch (err) {
+    if (tok !== state.token) return;
+    say("job-msg", errorText(err), "bad");
+    if (!(err instanceof ApiError) || err.status >= 500) state.timer = setTimeout(() => poll(tok), 3000);
+    return;
+  }
+  if (tok !== state.token) return;
   state.job = job;
   render(job);
-  if (job.status === "done" || job.status === "failed") { finished(job); refreshList(); return; }
-  state.timer = setTimeout(poll, 1000);
+  if (job.status === "done" || job.status === "failed") { finished(job, tok); refreshList(); return; }
+  state.timer = setTimeout(() => poll(tok), 1000);
 }
+
+// FAILURES say in words why a job failed (the server's own text is the status's tooltip).
+const FAILURES = {
+  unsupported_format: "the file could not be decoded; it is not audio or video we can read.",
+  nothing_to_keep: "nothing would be left; the whole file sounds like silence.",
+  too_long: "the recording is longer than 3 hours.",
+  transcription_unavailable: "filler words cannot be found on this server.",
+  original_expired: "the original was deleted after 24 hours; upload it again.",
+  internal: "something went wrong on the server.",
+};
+const STATUS = { analyzing: "Analysing…", transcribing: "Finding filler words…", rendering: "Rendering…", done: "Done", failed: "Failed" };
 
 function render(job) {
   $("job-name").textContent = job.input.name;
-  $("job-status").textContent = job.status === "failed" ? `failed: ${job.error ? job.error.message : ""}` : job.status;
+  let s = STATUS[job.status] || job.status;
+  if (job.status === "failed" && job.error) s += ": " + (FAILURES[job.error.code] || job.error.message);
+  $("job-status").title = job.error ? job.error.message : "";
+  $("job-status").textContent = s;
+  $("job-status").dataset.status = job.status;
+  const busy = job.status !== "done" && job.status !== "failed";
+  $("job-bar").hidden = !busy;
   $("job-bar").value = job.progress || 0;
 }
 
-async function finished(job) {
-  if (job.status !== "done") { if (job.error) $("error").textContent = job.error.message; return; }
-  state.plan = job.plan;
+async function finished(job, tok) {
+  if (job.status !== "done" || !job.plan) return; // a failed job shows its status only
+  const points = Math.max(500, Math.min(8000, Math.ceil(job.plan.stats.originalSec / 0.05)));
+  const env = await api("GET", `${JOBS}/${job.id}/envelope?points=${points}`).catch((err) => {
+    if (tok === state.token) say("job-msg", errorText(err), "bad");
+    return null;
+  });
+  if (tok !== state.token || !env) return;
+  state.env = env;
+  state.dur = job.plan.stats.originalSec;
+  state.rendered = job.output ? job.plan.cuts.map((c) => ({ start: c.start, end: c.end })) : null;
+  state.base = {};
   for (const p of PARAMS) {
-    const v = p === "thresholdDb" ? (job.params.thresholdDb ?? job.plan.thresholdDb) : job.params[p];
-    $(p).value = v; $(p).nextElementSibling.textContent = v;
+    setSlider(p, p === "thresholdDb" ? (job.params.thresholdDb ?? job.plan.thresholdDb) : job.params[p]);
+    state.base[p] = $(p).value;
   }
-  state.env = await api("GET", `/api/v1/jobs/${job.id}/envelope?points=2000`);
-  draw();
-  stats(job.plan);
+  setDetected(job.plan);
+  state.regions = state.detected.map((c) => Object.assign({}, c));
+  $("editor").hidden = false;
+  levels(env);
+  fillers(job);
+  buildPlayer(job);
   downloads(job);
+  changed();
 }
 
-function stats(plan) {
-  const s = plan.stats, dl = $("stats");
+// ---- the edit: regions, stats, undo --------------------------------------
+
+function setDetected(plan) {
+  state.detected = plan.cuts.map((c) => ({ start: c.start, end: c.end, reason: c.reason, on: true }));
+  state.threshold = plan.thresholdDb;
+}
+
+// cuts is the cut list the edit makes: the regions that are on, sorted,
+// touching ones merged.
+function cuts() {
+  const out = [];
+  for (const r of state.regions.filter((r) => r.on).sort((a, b) => a.start - b.start)) {
+    const last = out[out.length - 1];
+    if (last && r.start <= last.end + 1e-9) last.end = Math.max(last.end, r.end);
+    else out.push({ start: r.start, end: r.end });
+  }
+  return out;
+}
+const sameCuts = (a, b) => a.length === b.length && a.every((c, i) => Math.abs(c.start - b[i].start) < 5e-4 && Math.abs(c.end - b[i].end) < 5e-4);
+// changedParams are the detection settings moved from the job's own: only
+// those are sent (an automatic threshold stays automatic).
+function changedParams() {
+  const o = {};
+  for (const p of PARAMS) if (state.base && $(p).value !== state.base[p]) o[p] = Number($(p).value);
+  return o;
+}
+const edited = () => !sameCuts(cuts(), state.detected.map((c) => ({ start: c.start, end: c.end })));
+
+function snapshot() {
+  state.undo.push({ regions: state.regions.map((r) => Object.assign({}, r)), detected: state.detected, threshold: state.threshold,
+    params: PARAMS.map((p) => $(p).value), previewBad: state.previewBad });
+  if (state.undo.length > 200) state.undo.shift();
+}
+function undo() {
+  const s = state.undo.pop();
+  if (!s) return;
+  state.regions = s.regions; state.detected = s.detected; state.threshold = s.threshold; state.previewBad = s.previewBad;
+  PARAMS.forEach((p, i) => setSlider(p, s.params[i]));
+  state.sel = -1;
+  say("edit-msg", "Undone.");
+  say("tune-msg", "");
+  changed();
+}
+
+// changed redraws what depends on the edit: waveform, stats, cut list,
+// Apply, and the After button's meaning.
+function changed() {
+  const c = cuts(), cut = c.reduce((s, x) => s + x.end - x.start, 0), dur = state.dur;
+  const wave = $("wave");
+  wave.dataset.cuts = String(c.length);
+  wave.dataset.final = (dur - cut).toFixed(3);
+  stats([["Original", clock(dur)], ["Final", state.previewBad ? "—" : clock(dur - cut)],
+    ["Saved", state.previewBad ? "—" : `${clock(cut)} (${dur > 0 ? ((100 * cut) / dur).toFixed(1) : "0.0"}%)`], ["Cuts", state.previewBad ? "—" : String(c.length)]]);
+  $("cuts-box").hidden = state.previewBad;
+  cutList();
+  $("undo").disabled = state.undo.length === 0;
+  const nothing = dur - cut < 0.05;
+  const same = state.job.output && sameCuts(c, state.rendered || []) && Object.keys(changedParams()).length === 0;
+  $("apply").disabled = state.previewBad || nothing || same || state.job.status !== "done";
+  if (nothing && !state.previewBad) say("apply-msg", "Nothing would be left: keep at least one part.", "bad");
+  else if (same) say("apply-msg", "The rendered file has these cuts.", "good");
+  else if (!state.previewBad) say("apply-msg", "Apply renders the file with these cuts.");
+  else say("apply-msg", "");
+  listenNote();
+  draw();
+}
+
+function stats(rows) {
+  const dl = $("stats");
   dl.textContent = "";
-  const rows = [["Original", s.originalSec.toFixed(1) + " s"], ["Final", s.finalSec.toFixed(1) + " s"],
-    ["Saved", `${s.savedSec.toFixed(1)} s (${s.savedPct.toFixed(1)}%)`], ["Cuts", String(s.cutsCount)]];
   for (const [k, v] of rows) {
+    const d = document.createElement("div");
     const dt = document.createElement("dt"); dt.textContent = k;
     const dd = document.createElement("dd"); dd.textContent = v; dd.id = "stat-" + k.toLowerCase();
-    dl.append(dt, dd);
+    d.append(dt, dd); dl.append(d);
   }
 }
 
-function draw() {
-  const c = $("wave"), g = c.getContext("2d"), env = state.env, plan = state.plan;
-  if (!env || !plan) return;
-  const w = c.width, h = c.height, dur = plan.stats.originalSec, floor = -80;
-  g.clearRect(0, 0, w, h);
-  g.fillStyle = "rgba(198,40,40,0.25)";
-  for (const cut of plan.cuts) {
-    g.fillStyle = cut.reason === "filler" ? "rgba(239,108,0,0.45)" : "rgba(198,40,40,0.25)";
-    g.fillRect((cut.start / dur) * w, 0, Math.max(1, ((cut.end - cut.start) / dur) * w), h);
+function cutList() {
+  const ol = $("cut-list");
+  ol.textContent = "";
+  $("cuts-count").textContent = String(state.regions.length);
+  state.regions.forEach((r, i) => {
+    const li = document.createElement("li");
+    li.className = r.on ? "on" : "off";
+    li.dataset.start = r.start.toFixed(3); li.dataset.end = r.end.toFixed(3);
+    li.append(`${clock(r.start)} – ${clock(r.end)} ${reasonWord(r.reason)}`);
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "secondary"; b.textContent = r.on ? "Keep" : "Cut";
+    b.setAttribute("aria-label", `${r.on ? "Keep" : "Cut"} ${clock(r.start)} to ${clock(r.end)}`);
+    b.onclick = () => toggle(i);
+    const go = document.createElement("button");
+    go.type = "button"; go.className = "secondary"; go.textContent = "Listen";
+    go.setAttribute("aria-label", `Listen from ${clock(r.start)}`);
+    go.onclick = () => { state.sel = i; seek(Math.max(0, r.start - 1), true); };
+    li.append(b, go);
+    ol.append(li);
+  });
+}
+const reasonWord = (r) => ({ silence: "silence", filler: "filler word", "short-speech": "short sound", manual: "your cut" }[r] || r);
+
+function toggle(i) {
+  const r = state.regions[i];
+  if (!r) return;
+  snapshot();
+  r.on = !r.on;
+  state.sel = i;
+  say("edit-msg", `${r.on ? "Cut" : "Kept"} ${clock(r.start)} – ${clock(r.end)}.`);
+  changed();
+}
+
+// cutKept cuts the kept part around t: from the region before it to the one after.
+function cutKept(t) {
+  let a = 0, b = state.dur;
+  for (const r of state.regions) {
+    if (r.end <= t) a = Math.max(a, r.end);
+    if (r.start >= t) b = Math.min(b, r.start);
   }
-  g.fillStyle = "#1b5e20";
-  const n = env.levels.length;
-  for (let i = 0; i < n; i++) {
-    const v = Math.max(0, (env.levels[i] - floor) / -floor);
-    const x = (i / n) * w, bh = v * h;
-    g.fillRect(x, (h - bh) / 2, Math.max(1, w / n), bh);
-  }
-  c.dataset.cuts = String(plan.cuts.length);
+  if (b - a < MIN_CUT) return;
+  snapshot();
+  state.regions.push({ start: a, end: b, reason: "manual", on: true });
+  state.regions.sort((x, y) => x.start - y.start);
+  state.sel = state.regions.findIndex((r) => r.start === a && r.end === b);
+  say("edit-msg", `Cut ${clock(a)} – ${clock(b)}.`);
+  changed();
+}
+
+function regionAt(t) { return state.regions.findIndex((r) => t >= r.start && t < r.end); }
+
+// ---- detection settings (preview) ----------------------------------------
+
+function setSlider(p, v) {
+  $(p).value = v;
+  const o = $(p).nextElementSibling;
+  o.textContent = `${$(p).value} ${o.dataset.unit}`;
 }
 
 let previewTimer = null;
 function preview() {
   clearTimeout(previewTimer);
+  const tok = state.token;
   previewTimer = setTimeout(async () => {
     const q = new URLSearchParams();
-    for (const p of PARAMS) q.set(p, $(p).value);
-    const r = await api("GET", `/api/v1/jobs/${state.job.id}/preview?${q}`);
-    state.plan = r.plan; draw(); stats(r.plan);
-  }, 60);
+    for (const [p, v] of Object.entries(changedParams())) q.set(p, String(v));
+    try {
+      const r = await api("GET", `${JOBS}/${state.job.id}/preview?${q}`);
+      if (tok !== state.token) return;
+      snapshot();
+      setDetected(r.plan);
+      state.regions = state.detected.map((c) => Object.assign({}, c));
+      state.previewBad = false; state.sel = -1;
+      say("tune-msg", "");
+      changed();
+    } catch (err) {
+      if (tok !== state.token) return;
+      state.previewBad = true;
+      say("tune-msg", errorText(err), "bad");
+      changed();
+    }
+  }, 80);
 }
 
 async function apply() {
-  const params = {};
-  for (const p of PARAMS) params[p] = Number($(p).value);
-  follow(await api("PATCH", "/api/v1/jobs/" + state.job.id, { params, action: "export" }));
+  say("apply-msg", "");
+  const body = { action: "export" };
+  const params = changedParams();
+  if (Object.keys(params).length) body.params = params;
+  if (edited()) body.cuts = cuts();
+  const job = await api("PATCH", `${JOBS}/${state.job.id}`, body);
+  follow(job);
 }
 
-// Downloads need the Bearer key, so fetch them and hand the browser a blob.
-async function fetchBlob(url) {
-  const r = await fetch(url, { headers: { Authorization: "Bearer " + key() } });
-  if (!r.ok) { let b = null; try { b = await r.json(); } catch (_) {} showError(r.status, b); throw new Error("HTTP " + r.status); }
-  const cd = r.headers.get("Content-Disposition") || "";
-  const m = /filename="?([^";]+)"?/.exec(cd);
-  return { blob: await r.blob(), name: m ? m[1] : "download" };
-}
-function save(blob, name) {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(blob); a.download = name; document.body.append(a); a.click(); a.remove();
+// ---- levels and fillers in words -----------------------------------------
+
+function levels(env) {
+  const noise = env.noiseFloorDb, speech = env.speechLevelDb, gap = speech - noise;
+  const bg = noise < -60 ? "very quiet" : noise < -50 ? "quiet" : noise < -40 ? "noticeable" : "loud";
+  const sp = speech > -10 ? "very loud (it may be clipped)" : speech > -30 ? "a good level" : speech > -40 ? "quiet" : "very quiet";
+  const easy = gap >= 25 ? "pauses are easy to tell from speech" : gap >= 15 ? "pauses can be told from speech" : "pauses are hard to tell from speech: check the cuts";
+  $("levels").textContent = `Background noise is ${bg} (${noise.toFixed(0)} dB); speech is at ${sp} (${speech.toFixed(0)} dB), ${gap.toFixed(0)} dB above it: ${easy}.`;
 }
 
-async function downloads(job) {
+function fillers(job) {
+  const t = job.transcript;
+  const ul = $("filler-list");
+  ul.textContent = "";
+  if (!t || !t.fillers) { $("fillers").hidden = true; return; }
+  $("fillers").hidden = false;
+  if (t.fillers.length === 0) { const li = document.createElement("li"); li.textContent = "None found."; ul.append(li); return; }
+  for (const f of t.fillers) {
+    const li = document.createElement("li");
+    li.append(`“${f.word}” at ${clock(f.start)}`);
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "secondary"; b.textContent = "Listen";
+    b.setAttribute("aria-label", `Listen to ${f.word} at ${clock(f.start)}`);
+    b.onclick = () => seek(Math.max(0, f.start - 1), true);
+    li.append(b); ul.append(li);
+  }
+}
+
+// ---- before / after playback ---------------------------------------------
+
+function buildPlayer(job) {
+  const video = job.input.type === "video";
+  const m = document.createElement(video ? "video" : "audio");
+  m.controls = true; m.preload = "metadata"; m.playsInline = true; m.id = "player";
+  m.onplay = () => { $("play").textContent = "Pause"; tick(); };
+  m.onpause = () => { $("play").textContent = "Play"; draw(); };
+  m.ontimeupdate = () => { if (m.paused) draw(); };
+  m.onerror = () => say("listen-note", "This browser cannot play the file here; download it instead.", "bad");
+  $("media-box").append(m);
+  state.media = m;
+  setListen("before", 0);
+}
+
+// Original time <-> time in the rendered file (the rendered plan's cuts).
+function toRendered(t) {
+  let r = t;
+  for (const c of state.rendered || []) {
+    if (c.start >= t) break;
+    r -= Math.min(t, c.end) - c.start;
+  }
+  return r;
+}
+function fromRendered(r) {
+  let t = r;
+  for (const c of state.rendered || []) {
+    if (c.start > t + 1e-6) break;
+    t += c.end - c.start;
+  }
+  return t;
+}
+// afterIsFile: After plays the rendered file (its cuts are the edit's);
+// otherwise After plays the original and skips the edit's cuts.
+const afterIsFile = () => state.job && state.job.output && state.rendered && sameCuts(cuts(), state.rendered);
+
+function now() {
+  const m = state.media;
+  if (!m) return 0;
+  return state.srcKind === "output" ? fromRendered(m.currentTime) : m.currentTime;
+}
+
+async function setListen(mode, at) {
+  state.listen = mode;
+  $("listen-before").setAttribute("aria-checked", String(mode === "before"));
+  $("listen-after").setAttribute("aria-checked", String(mode === "after"));
+  const m = state.media;
+  if (!m) return;
+  const t = at ?? now();
+  const kind = mode === "after" && afterIsFile() ? "output" : "original";
+  const playing = !m.paused;
+  if (kind !== state.srcKind) {
+    const tok = state.token;
+    const url = kind === "output" ? state.job.output.url : `${JOBS}/${state.job.id}/original`;
+    let src;
+    try { src = await mediaURL(url); } catch (err) { say("listen-note", "Cannot play it here: " + errorText(err), "bad"); return; }
+    if (tok !== state.token) return;
+    state.srcKind = kind;
+    m.src = src;
+    await new Promise((done) => { m.addEventListener("loadedmetadata", done, { once: true }); m.addEventListener("error", done, { once: true }); });
+  }
+  m.currentTime = kind === "output" ? toRendered(t) : t;
+  if (playing) m.play().catch(() => {});
+  listenNote();
+  draw();
+}
+
+function listenNote() {
+  if (!state.media) return;
+  let note = "";
+  if (state.listen === "after") note = afterIsFile() ? "After: the rendered file." : "After: a preview of your cuts on the original (Apply renders the file).";
+  say("listen-note", note);
+}
+
+function playPause() {
+  const m = state.media;
+  if (!m) return;
+  if (m.paused) m.play().catch((err) => { if (err.name !== "AbortError") say("listen-note", "Cannot play: " + err.message, "bad"); });
+  else m.pause();
+}
+
+// seek moves the playhead to original time t (and plays when asked).
+function seek(t, play) {
+  const m = state.media;
+  t = Math.max(0, Math.min(state.dur, t));
+  if (m) {
+    if (state.srcKind === "output") m.currentTime = toRendered(t);
+    else m.currentTime = t;
+    if (play && m.paused) m.play().catch(() => {});
+  }
+  draw(t);
+}
+
+// tick follows the playhead while playing; in the After preview it jumps over cuts.
+function tick() {
+  const m = state.media;
+  if (!m || m.paused) return;
+  if (state.listen === "after" && state.srcKind === "original") {
+    const t = m.currentTime;
+    for (const c of cuts()) if (t >= c.start && t < c.end - 0.01) { m.currentTime = c.end; break; }
+  }
+  draw();
+  requestAnimationFrame(tick);
+}
+
+// ---- drawing -------------------------------------------------------------
+
+function colors() {
+  const s = getComputedStyle(document.documentElement), v = (n) => s.getPropertyValue(n).trim();
+  return { cut: v("--cut"), filler: v("--filler"), manual: v("--manual"), kept: v("--kept"), wave: v("--wave"), quiet: v("--wave-quiet"),
+    threshold: v("--threshold"), playhead: v("--playhead"), axis: v("--axis"), line: v("--line"), bg: v("--bg"), fg: v("--fg") };
+}
+
+// geometry of the canvas in CSS pixels.
+function geom() {
+  const c = $("wave"), r = c.getBoundingClientRect();
+  return { c, w: r.width, h: r.height, wave: r.height - AXIS_PX, left: r.left, top: r.top };
+}
+const xOf = (t, g) => (t / state.dur) * g.w;
+const tOf = (x, g) => Math.max(0, Math.min(state.dur, (x / g.w) * state.dur));
+
+function draw(at) {
+  const g = geom(), c = g.c, env = state.env;
+  if (!env || !state.dur || g.w === 0) return;
+  const dpr = window.devicePixelRatio || 1;
+  if (c.width !== Math.round(g.w * dpr) || c.height !== Math.round(g.h * dpr)) { c.width = Math.round(g.w * dpr); c.height = Math.round(g.h * dpr); }
+  const x = c.getContext("2d"), k = colors(), W = g.w, H = g.wave;
+  x.setTransform(dpr, 0, 0, dpr, 0, 0);
+  x.clearRect(0, 0, W, g.h);
+  const yOf = (db) => H - Math.max(0, Math.min(1, (db - FLOOR_DB) / -FLOOR_DB)) * (H - 4);
+  // regions under the waveform (none while the settings keep nothing: all would go)
+  if (state.previewBad) { x.globalAlpha = 0.2; x.fillStyle = k.cut; x.fillRect(0, 0, W, H); x.globalAlpha = 1; }
+  else state.regions.forEach((r, i) => {
+    const x0 = xOf(r.start, g), x1 = Math.max(x0 + 1, xOf(r.end, g));
+    const col = r.reason === "filler" ? k.filler : r.reason === "manual" ? k.manual : k.cut;
+    if (r.on) {
+      x.globalAlpha = 0.28; x.fillStyle = col; x.fillRect(x0, 0, x1 - x0, H); x.globalAlpha = 1;
+      x.fillStyle = col; x.fillRect(x0, 0, 2, H); x.fillRect(x1 - 2, 0, 2, H);
+    } else {
+      x.setLineDash([4, 3]); x.strokeStyle = k.kept; x.lineWidth = 1.5; x.strokeRect(x0 + 1, 1, x1 - x0 - 2, H - 2); x.setLineDash([]);
+    }
+    if (i === state.sel) { x.strokeStyle = k.fg; x.lineWidth = 2; x.strokeRect(x0, 0.5, x1 - x0, H - 1); }
+  });
+  // level bars, quieter than the threshold drawn faint
+  const thr = state.previewBad ? Number($("thresholdDb").value) : state.threshold ?? env.thresholdDb;
+  const n = env.levels.length, bw = W / n;
+  for (let i = 0; i < n; i++) {
+    const db = env.levels[i];
+    x.fillStyle = db < thr ? k.quiet : k.wave;
+    const y = yOf(db);
+    x.fillRect(i * bw, y, Math.max(1, bw - (bw > 3 ? 1 : 0)), H - y);
+  }
+  // threshold line and its value
+  const ty = yOf(thr);
+  x.setLineDash([6, 4]); x.strokeStyle = k.threshold; x.lineWidth = 1.5;
+  x.beginPath(); x.moveTo(0, ty); x.lineTo(W, ty); x.stroke(); x.setLineDash([]);
+  x.font = "12px system-ui, sans-serif"; x.textBaseline = "bottom";
+  const label = `threshold ${Math.round(thr)} dB`, ly = Math.max(16, ty - 3), lw = x.measureText(label).width;
+  x.globalAlpha = 0.85; x.fillStyle = k.bg; x.fillRect(2, ly - 14, lw + 6, 15); x.globalAlpha = 1;
+  x.fillStyle = k.threshold; x.fillText(label, 5, ly);
+  if (state.previewBad) {
+    const m = "Nothing would be kept with these settings", mw = x.measureText(m).width;
+    x.globalAlpha = 0.85; x.fillStyle = k.bg; x.fillRect(W / 2 - mw / 2 - 8, H / 2 - 12, mw + 16, 24); x.globalAlpha = 1;
+    x.fillStyle = k.cut; x.textBaseline = "middle"; x.textAlign = "center";
+    x.fillText(m, W / 2, H / 2); x.textAlign = "start";
+  }
+  // time axis
+  x.fillStyle = k.line; x.fillRect(0, H, W, 1);
+  x.fillStyle = k.axis; x.strokeStyle = k.axis; x.lineWidth = 1; x.textBaseline = "top";
+  const step = [0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].find((s) => (W / (state.dur / s)) >= 70) || 7200;
+  for (let t = 0; t <= state.dur + 1e-9; t += step) {
+    const px = Math.round(xOf(t, g)) + 0.5;
+    x.beginPath(); x.moveTo(px, H); x.lineTo(px, H + 5); x.stroke();
+    const label = clock(t, step < 1);
+    const tw = x.measureText(label).width;
+    x.fillText(label, Math.min(Math.max(0, px - tw / 2), W - tw), H + 7);
+  }
+  // playhead
+  const t = at ?? now();
+  const px = Math.round(xOf(t, g)) + 0.5;
+  x.strokeStyle = k.playhead; x.lineWidth = 1.5;
+  x.beginPath(); x.moveTo(px, 0); x.lineTo(px, g.h); x.stroke();
+  x.fillStyle = k.playhead; x.beginPath(); x.moveTo(px - 5, H); x.lineTo(px + 5, H); x.lineTo(px, H + 6); x.fill();
+  c.dataset.playhead = t.toFixed(2);
+  $("clock").textContent = `${clock(t)} / ${clock(state.dur)}`;
+}
+
+// ---- pointer and keyboard on the waveform --------------------------------
+
+// edgeAt finds a cut's edge within EDGE_PX of x: {i, side}.
+function edgeAt(x, g) {
+  let best = null, bd = EDGE_PX;
+  state.regions.forEach((r, i) => {
+    if (!r.on) return;
+    for (const side of ["start", "end"]) {
+      const d = Math.abs(xOf(r[side], g) - x);
+      if (d <= bd) { bd = d; best = { i, side }; }
+    }
+  });
+  return best;
+}
+
+function pointerDown(e) {
+  if (!state.env || e.button !== 0) return;
+  const g = geom(), px = e.clientX - g.left, py = e.clientY - g.top;
+  $("wave").setPointerCapture(e.pointerId);
+  if (py >= g.wave) { state.drag = { kind: "seek" }; seek(tOf(px, g)); return; }
+  const edge = edgeAt(px, g);
+  state.drag = edge ? { kind: "edge", i: edge.i, side: edge.side, x0: px, moved: false, before: null } : { kind: "click", x0: px };
+}
+
+function pointerMove(e) {
+  if (!state.env) return;
+  const g = geom(), px = e.clientX - g.left, py = e.clientY - g.top, d = state.drag, c = $("wave");
+  if (!d) {
+    c.style.cursor = py >= g.wave ? "col-resize" : edgeAt(px, g) ? "ew-resize" : "pointer";
+    return;
+  }
+  if (d.kind === "seek") { seek(tOf(px, g)); return; }
+  if (d.kind !== "edge" || (!d.moved && Math.abs(px - d.x0) < 3)) return;
+  if (!d.moved) { snapshot(); d.moved = true; }
+  const r = state.regions[d.i], t = tOf(px, g);
+  if (d.side === "start") {
+    const lo = state.regions.slice(0, d.i).reduce((m, x) => Math.max(m, x.end), 0);
+    r.start = Math.max(lo, Math.min(r.end - MIN_CUT, t));
+  } else {
+    const hi = state.regions.slice(d.i + 1).reduce((m, x) => Math.min(m, x.start), state.dur);
+    r.end = Math.min(hi, Math.max(r.start + MIN_CUT, t));
+  }
+  if (r.reason !== "manual") r.reason = "manual";
+  state.sel = d.i;
+  say("edit-msg", `Cut ${clock(r.start)} – ${clock(r.end)}.`);
+  changed();
+}
+
+function pointerUp(e) {
+  const d = state.drag;
+  state.drag = null;
+  if (!d || !state.env) return;
+  const g = geom(), px = e.clientX - g.left;
+  if (d.kind === "click" || (d.kind === "edge" && !d.moved)) {
+    const t = tOf(px, g), i = regionAt(t);
+    if (i >= 0) toggle(i); else cutKept(t);
+  }
+}
+
+function typing(el) {
+  return el && (el.tagName === "TEXTAREA" || el.tagName === "SELECT" ||
+    (el.tagName === "INPUT" && ["text", "url", "password", "checkbox", "file", "search"].includes(el.type)));
+}
+
+function keydown(e) {
+  if ($("editor").hidden || !state.env || typing(e.target)) return;
+  const slider = e.target.tagName === "INPUT" && e.target.type === "range";
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") { e.preventDefault(); undo(); return; }
+  if (e.key === " " && !e.ctrlKey && !e.metaKey) { e.preventDefault(); playPause(); return; }
+  if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && !slider && e.target.tagName !== "VIDEO" && e.target.tagName !== "AUDIO") {
+    e.preventDefault();
+    const t = state.sel >= 0 && state.regions[state.sel] ? state.regions[state.sel].start : now();
+    let i = -1;
+    if (e.key === "ArrowRight") i = state.regions.findIndex((r) => r.start > t + 0.01);
+    else for (let j = state.regions.length - 1; j >= 0; j--) if (state.regions[j].start < t - 0.01) { i = j; break; }
+    if (i >= 0) {
+      state.sel = i;
+      const r = state.regions[i];
+      say("edit-msg", `${r.on ? "Cut" : "Kept"}: ${clock(r.start)} – ${clock(r.end)}, ${reasonWord(r.reason)} (Enter to ${r.on ? "keep" : "cut"} it).`);
+      seek(r.start);
+    }
+    return;
+  }
+  if (e.key === "Enter" && (e.target === $("wave") || e.target === document.body) && state.sel >= 0) { e.preventDefault(); toggle(state.sel); }
+}
+
+// ---- downloads and the job list ------------------------------------------
+
+function downloads(job) {
   const box = $("downloads");
   box.textContent = "";
-  const add = (label, url) => {
+  const add = (label, url, primary) => {
     const b = document.createElement("button");
-    b.type = "button"; b.textContent = label; b.className = "secondary";
-    b.onclick = async () => { const f = await fetchBlob(url); save(f.blob, f.name); };
+    b.type = "button"; b.textContent = label; b.className = primary ? "" : "secondary";
+    b.onclick = guard("job-msg", () => download(url));
     box.append(b);
   };
-  if (job.output) {
-    add(`Download ${job.output.name}`, job.output.url);
-    const f = await fetchBlob(job.output.url);
-    $("player").src = URL.createObjectURL(f.blob); $("player").hidden = false;
-  }
-  if (job.timelines) for (const [k, url] of Object.entries(job.timelines)) add(`Timeline: ${k}`, url);
+  if (job.output) add(`Download ${job.output.name}`, job.output.url, true);
+  const names = { fcpxml: "Final Cut Pro", premiere: "Premiere / Resolve", edl: "EDL", otio: "OpenTimelineIO", csv: "CSV" };
+  if (job.timelines) for (const [k, url] of Object.entries(job.timelines)) add(`Timeline: ${names[k] || k}`, url);
 }
 
 async function refreshList() {
   if (!key()) return;
-  const r = await api("GET", "/api/v1/jobs?limit=20");
+  say("list-msg", "");
+  const r = await api("GET", JOBS + "?limit=20");
+  if (!$("key-sec").classList.contains("ok")) keyState(true, "Key accepted.");
   const ul = $("jobs");
   ul.textContent = "";
   for (const j of r.jobs) {
     const li = document.createElement("li");
     const open = document.createElement("button");
-    open.type = "button"; open.className = "secondary"; open.textContent = `${j.input.name} (${j.status})`;
-    open.onclick = () => follow(j);
+    open.type = "button"; open.className = "secondary"; open.textContent = `${j.input.name} (${STATUS[j.status] || j.status})`;
+    open.onclick = guard("list-msg", async () => follow(await api("GET", `${JOBS}/${j.id}`)));
     const del = document.createElement("button");
-    del.type = "button"; del.textContent = "Delete"; del.setAttribute("aria-label", "Delete " + j.input.name);
-    del.onclick = async () => { await api("DELETE", "/api/v1/jobs/" + j.id); refreshList(); };
-    li.append(open, " ", del);
+    del.type = "button"; del.className = "danger"; del.textContent = "Delete…"; del.setAttribute("aria-label", "Delete " + j.input.name);
+    del.onclick = () => confirmDelete(li, j, del);
+    li.append(open, del);
     ul.append(li);
   }
+  if (r.jobs.length === 0) { const li = document.createElement("li"); li.textContent = "No jobs yet."; ul.append(li); }
 }
 
-$("key").value = key();
-$("key-form").onsubmit = (e) => { e.preventDefault(); localStorage.setItem("autocut.key", $("key").value.trim()); $("key-status").textContent = "Saved."; clearError(); refreshList().catch(() => {}); };
-$("url-form").onsubmit = (e) => { e.preventDefault(); if ($("url").value) createFromURL($("url").value).catch(() => {}); };
+// confirmDelete asks in place: the job is deleted only on a second, explicit click.
+function confirmDelete(li, j, del) {
+  del.hidden = true;
+  const q = document.createElement("span");
+  q.className = "confirm-row";
+  q.append(`Delete ${j.input.name} and its files? `);
+  const yes = document.createElement("button");
+  yes.type = "button"; yes.className = "danger confirm"; yes.textContent = "Delete";
+  const no = document.createElement("button");
+  no.type = "button"; no.className = "secondary"; no.textContent = "Cancel";
+  no.onclick = () => { q.remove(); del.hidden = false; del.focus(); };
+  yes.onclick = guard("list-msg", async () => {
+    await api("DELETE", `${JOBS}/${j.id}`);
+    if (state.job && state.job.id === j.id) unfollow();
+    await refreshList();
+  });
+  q.append(yes, " ", no);
+  li.append(q);
+  no.focus();
+}
+
+// ---- formatting ----------------------------------------------------------
+
+function clock(sec, tenths = true) {
+  sec = Math.max(0, sec || 0);
+  const h = Math.floor(sec / 3600), m = Math.floor((sec % 3600) / 60), s = sec % 60;
+  const ss = tenths ? s.toFixed(1).padStart(4, "0") : String(Math.floor(s)).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+function humanBytes(n) {
+  return n >= 1 << 30 ? (n / (1 << 30)).toFixed(2) + " GB" : n >= 1 << 20 ? (n / (1 << 20)).toFixed(1) + " MB" : Math.ceil(n / 1024) + " KB";
+}
+
+// ---- wiring --------------------------------------------------------------
+
+$("key").value = localStorage.getItem("autocut.key") || "";
+$("key").oninput = () => { saveKey(); if ($("key-msg").classList.contains("bad")) keyState(null, ""); };
+$("key-form").onsubmit = (e) => { e.preventDefault(); checkKey(); };
+$("url").oninput = () => { if ($("url").value.trim() && picked) pick(null); updateStart(); };
+$("url-form").onsubmit = (e) => { e.preventDefault(); if (!$("start").disabled) start(); };
 const drop = $("drop");
 drop.onclick = () => $("file").click();
 drop.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("file").click(); } };
 drop.ondragover = (e) => { e.preventDefault(); drop.classList.add("over"); };
 drop.ondragleave = () => drop.classList.remove("over");
-drop.ondrop = (e) => { e.preventDefault(); drop.classList.remove("over"); if (e.dataTransfer.files[0]) upload(e.dataTransfer.files[0]); };
-$("file").onchange = () => { if ($("file").files[0]) upload($("file").files[0]); };
-for (const p of PARAMS) $(p).oninput = () => { $(p).nextElementSibling.textContent = $(p).value; if (state.env) preview(); };
-$("apply").onclick = () => apply().catch(() => {});
-$("refresh").onclick = () => refreshList().catch(() => {});
-refreshList().catch(() => {});
+drop.ondrop = (e) => { e.preventDefault(); drop.classList.remove("over"); if (e.dataTransfer.files[0]) pick(e.dataTransfer.files[0]); };
+$("file").onchange = () => { if ($("file").files[0]) pick($("file").files[0]); };
+$("unpick").onclick = () => pick(null);
+$("format").onchange = () => say("format-note", "");
+$("start").onclick = start;
+for (const p of PARAMS) $(p).oninput = () => { setSlider(p, $(p).value); if (state.env) preview(); };
+$("apply").onclick = guard("apply-msg", apply);
+$("undo").onclick = undo;
+$("play").onclick = playPause;
+$("listen-before").onclick = () => setListen("before");
+$("listen-after").onclick = () => setListen("after");
+$("refresh").onclick = guard("list-msg", refreshList);
+const wave = $("wave");
+wave.addEventListener("pointerdown", pointerDown);
+wave.addEventListener("pointermove", pointerMove);
+wave.addEventListener("pointerup", pointerUp);
+wave.addEventListener("pointercancel", () => { state.drag = null; });
+document.addEventListener("keydown", keydown);
+window.addEventListener("resize", () => draw());
+window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => draw());
+worker = startWorker();
+if (key()) guard("list-msg", refreshList)();
