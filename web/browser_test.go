@@ -30,6 +30,7 @@ import (
 
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/transcribe"
 	"github.com/autocut-dev/autocut/web"
 )
 
@@ -50,8 +51,12 @@ type site struct {
 
 func newSite(t *testing.T) *site {
 	ctx := context.Background()
+	tr, err := transcribe.New(transcribe.Config{Order: []string{"pocketsphinx"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	m, err := jobs.Open(ctx, jobs.Config{DataDir: t.TempDir(), Workers: 2, PollInterval: 20 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Transcriber: tr, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +146,12 @@ func (s *site) eval(js string, out any) {
 func (s *site) wait(what, js string, limit time.Duration) {
 	s.t.Helper()
 	if err := chromedp.Run(s.ctx, chromedp.Poll(js, nil, chromedp.WithPollingTimeout(limit), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		var status, msgs string
+		var status, msgs, player string
 		_ = chromedp.Run(s.ctx, chromedp.Evaluate(`document.getElementById("job-status").textContent`, &status),
-			chromedp.Evaluate(`[...document.querySelectorAll(".msg")].map(e => e.id + ": " + e.textContent).filter(t => !t.endsWith(": ")).join(" | ")`, &msgs))
-		s.t.Fatalf("waiting for %s: %v (status %q; messages %s)", what, err, status, msgs)
+			chromedp.Evaluate(`[...document.querySelectorAll(".msg")].map(e => e.id + ": " + e.textContent).filter(t => !t.endsWith(": ")).join(" | ")`, &msgs),
+			chromedp.Evaluate(`state.media ? JSON.stringify({src: state.srcKind, ready: state.media.readyState, net: state.media.networkState,
+				err: state.media.error && state.media.error.message, url: state.media.currentSrc}) : "none"`, &player))
+		s.t.Fatalf("waiting for %s: %v (status %q; messages %s; player %s)", what, err, status, msgs, player)
 	}
 }
 
@@ -449,6 +456,14 @@ func TestBrowserEditor(t *testing.T) {
 		t.Errorf("before: original at %.3f s, want %.3f", pos.Cur, at)
 	}
 
+	// A click on the time axis moves the playhead (and the player) there.
+	ax, ay := s.canvasPoint(21, 1)
+	s.run(chromedp.MouseClickXY(ax, ay+10)) // 10 px into the axis under the waveform
+	s.eval(`({cur: state.media.currentTime, now: Number(document.getElementById("wave").dataset.playhead)})`, &pos)
+	if math.Abs(pos.Now-21) > 0.1 || math.Abs(pos.Cur-21) > 0.1 {
+		t.Errorf("click on the time axis at 21 s: playhead %.2f s, player %.2f s", pos.Now, pos.Cur)
+	}
+
 	// Keyboard: right arrow selects the next cut and moves there, Enter
 	// keeps it, Ctrl+Z undoes; space plays and pauses.
 	var before []region
@@ -458,8 +473,8 @@ func TestBrowserEditor(t *testing.T) {
 	var head float64
 	s.eval(`state.sel`, &sel)
 	s.eval(`Number(document.getElementById("wave").dataset.playhead)`, &head)
-	if sel < 0 || before[sel].Start <= at || math.Abs(head-before[sel].Start) > 0.05 {
-		t.Errorf("ArrowRight: selected %d at %.2f s (playhead %.2f), want the first cut after %.2f", sel, before[max(sel, 0)].Start, head, at)
+	if sel < 0 || before[sel].Start <= 21 || math.Abs(head-before[sel].Start) > 0.05 {
+		t.Errorf("ArrowRight: selected %d at %.2f s (playhead %.2f), want the first cut after 21 s", sel, before[max(sel, 0)].Start, head)
 	}
 	s.run(chromedp.KeyEvent(kb.Enter))
 	var on bool
@@ -639,8 +654,9 @@ func TestBrowserPageDefects(t *testing.T) {
 	s.waitEditor(tok, 2*time.Minute)
 
 	// The video result plays in a <video>.
+	s.wait("the original loaded", `state.srcKind === "original" && state.media.readyState >= 1`, 45*time.Second)
 	s.run(chromedp.Click("#listen-after", chromedp.ByID))
-	s.wait("the rendered video loaded", `state.srcKind === "output" && state.media.readyState >= 1`, 20*time.Second)
+	s.wait("the rendered video loaded", `state.srcKind === "output" && state.media.readyState >= 1`, 45*time.Second)
 	var player struct {
 		Tag   string
 		Width int
@@ -724,6 +740,45 @@ func TestBrowserPageDefects(t *testing.T) {
 	if !strings.Contains(rejected.Msg, "not audio or video") || rejected.JobShow || !rejected.Near {
 		t.Errorf("rejected upload: %+v", rejected)
 	}
+
+	// Filler words: listed with their times, drawn as filler cuts, and a
+	// Listen button moves the playhead to a second before one.
+	var parts []string
+	for i, text := range []string{"So I think we should go to the market today.", "um", "The quarterly numbers came in higher than anyone expected."} {
+		f := filepath.Join(s.media, fmt.Sprintf("part%d.wav", i))
+		if b, err := exec.Command("flite", "-voice", "rms", "-t", text, "-o", f).CombinedOutput(); err != nil {
+			t.Fatalf("flite: %v %s", err, b)
+		}
+		parts = append(parts, f)
+	}
+	speech := filepath.Join(s.media, "speech.wav")
+	if b, err := exec.Command("sox", append(parts, speech, "pad", "0.3", "0.3")...).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, b)
+	}
+	tok = s.token()
+	s.startJob(speech, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.Click("#transcribe", chromedp.ByID))
+	s.waitEditor(tok, 2*time.Minute)
+	var fill struct {
+		Hidden  bool
+		Items   []string
+		Regions int
+	}
+	s.eval(`({hidden: document.getElementById("fillers").hidden, items: [...document.querySelectorAll("#filler-list li")].map(li => li.firstChild.textContent),
+		regions: state.regions.filter(r => r.reason === "filler").length})`, &fill)
+	t.Logf("fillers listed: %q; filler cuts drawn: %d", fill.Items, fill.Regions)
+	if fill.Hidden || len(fill.Items) == 0 || !strings.Contains(fill.Items[0], " at 0:0") || fill.Regions == 0 {
+		t.Errorf("fillers: %+v", fill)
+	}
+	var fstart, head float64
+	s.eval(`state.job.transcript.fillers[0].start`, &fstart)
+	s.run(chromedp.Click("#filler-list li button", chromedp.ByQuery))
+	s.eval(`Number(document.getElementById("wave").dataset.playhead)`, &head)
+	if math.Abs(head-math.Max(0, fstart-1)) > 0.3 {
+		t.Errorf("Listen to the filler at %.2f s: playhead at %.2f s", fstart, head)
+	}
+	s.run(chromedp.Click("#play", chromedp.ByID)) // pause again if it plays
+	s.shot("fillers.png")
+	s.run(chromedp.Click("#transcribe", chromedp.ByID)) // untick for the next jobs
 
 	// Delete asks first; Cancel keeps the job.
 	var n int

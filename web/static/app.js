@@ -823,7 +823,7 @@ function keydown(e) {
   if (e.key === " " && !e.ctrlKey && !e.metaKey) { e.preventDefault(); playPause(); return; }
   if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && !slider && e.target.tagName !== "VIDEO" && e.target.tagName !== "AUDIO") {
     e.preventDefault();
-    const t = state.sel >= 0 && state.regions[state.sel] ? state.regions[state.sel].start : now();
+    const t = now(); // from the playhead (moving to a cut puts the playhead at its start)
     let i = -1;
     if (e.key === "ArrowRight") i = state.regions.findIndex((r) => r.start > t + 0.01);
     else for (let j = state.regions.length - 1; j >= 0; j--) if (state.regions[j].start < t - 0.01) { i = j; break; }
