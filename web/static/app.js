@@ -464,7 +464,7 @@ function cutList() {
     ol.append(li);
   });
 }
-const reasonWord = (r) => ({ silence: "silence", filler: "filler word", "short-speech": "short sound", manual: "your cut" }[r] || r);
+const reasonWord = (r) => ({ silence: "silence", noise: "noise without speech", filler: "filler word", "short-speech": "short sound", manual: "your cut" }[r] || r);
 
 function toggle(i) {
   const r = state.regions[i];
