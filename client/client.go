@@ -1,6 +1,11 @@
 // Package client is a typed Go client for autocut's v1 HTTP API: create jobs
 // from a file (streamed) or a URL, follow them, download results and
 // timelines, re-run, list and delete.
+//
+// It imports only the standard library and apiv1, the API's wire types:
+// linking it does not link the server (River, SQLite, PostgreSQL, object
+// storage). Errors the API answers are *apiv1.Error values, which match
+// apiv1's sentinels: errors.Is(err, apiv1.ErrNotFound).
 package client
 
 import (
@@ -10,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,31 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autocut-dev/autocut/httpapi"
-	"github.com/autocut-dev/autocut/jobs"
-	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/apiv1"
 )
-
-// Job is a job as the API returns it.
-type Job = httpapi.JobView
-
-// Options are the creation options shared by both forms (preset, params,
-// export, transcribe, autoExport).
-type Options = jobs.Options
-
-// Patch changes a job's settings and re-runs it.
-type Patch = jobs.PatchRequest
-
-// Error is a non-2xx answer of the API.
-type Error struct {
-	Status  int    // HTTP status code
-	Code    string // machine code, e.g. "unsupported_format"
-	Message string // the API's human-readable message
-}
-
-func (e *Error) Error() string {
-	return fmt.Sprintf("autocut API: %d %s: %s", e.Status, e.Code, e.Message)
-}
 
 // Client talks to one autocut server with one API key.
 type Client struct {
@@ -65,7 +48,7 @@ func (c *Client) http() *http.Client {
 	return http.DefaultClient
 }
 
-// do sends a request and returns the response for a 2xx status, else an *Error.
+// do sends a request and returns the response for a 2xx status, else an *apiv1.Error.
 func (c *Client) do(ctx context.Context, method, path string, body io.Reader, header map[string]string) (*http.Response, error) {
 	u := path
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
@@ -88,8 +71,8 @@ func (c *Client) do(ctx context.Context, method, path string, body io.Reader, he
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
-		e := &Error{Status: resp.StatusCode}
-		var eb struct{ Error, Code string }
+		e := &apiv1.Error{Status: resp.StatusCode}
+		var eb apiv1.ErrorBody
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
 			e.Code, e.Message = eb.Code, eb.Error
@@ -120,21 +103,22 @@ func (c *Client) doJSON(ctx context.Context, method, path string, body io.Reader
 
 // Create uploads media (streamed, never buffered) as the file name and creates a job.
 // size is the body's length when known (-1 otherwise), so the server can refuse it early.
-func (c *Client) Create(ctx context.Context, name string, media io.Reader, size int64, o Options) (*Job, error) {
+func (c *Client) Create(ctx context.Context, name string, media io.Reader, size int64, o apiv1.Options) (*apiv1.Job, error) {
 	opts, err := json.Marshal(o)
 	if err != nil {
 		return nil, err
 	}
-	h := map[string]string{"X-Filename": name, "X-Options": string(opts), "Content-Type": "application/octet-stream"}
+	// The server reads X-Filename percent-decoded, so any name survives the header.
+	h := map[string]string{"X-Filename": url.PathEscape(name), "X-Options": string(opts), "Content-Type": "application/octet-stream"}
 	if size >= 0 {
 		h["Content-Length"] = strconv.FormatInt(size, 10)
 	}
-	var j Job
+	var j apiv1.Job
 	return &j, c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", media, h, &j)
 }
 
 // CreateFromFile uploads the file at path and creates a job.
-func (c *Client) CreateFromFile(ctx context.Context, path string, o Options) (*Job, error) {
+func (c *Client) CreateFromFile(ctx context.Context, path string, o apiv1.Options) (*apiv1.Job, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -148,28 +132,25 @@ func (c *Client) CreateFromFile(ctx context.Context, path string, o Options) (*J
 }
 
 // CreateFromURL asks the server to download the media at mediaURL.
-func (c *Client) CreateFromURL(ctx context.Context, mediaURL string, o Options) (*Job, error) {
-	body := struct {
-		URL string `json:"url"`
-		Options
-	}{mediaURL, o}
-	b, err := json.Marshal(body)
+func (c *Client) CreateFromURL(ctx context.Context, mediaURL string, o apiv1.Options) (*apiv1.Job, error) {
+	b, err := json.Marshal(apiv1.CreateFromURL{URL: mediaURL, Options: o})
 	if err != nil {
 		return nil, err
 	}
-	var j Job
+	var j apiv1.Job
 	return &j, c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j)
 }
 
 // Get returns a job.
-func (c *Client) Get(ctx context.Context, id string) (*Job, error) {
-	var j Job
+func (c *Client) Get(ctx context.Context, id string) (*apiv1.Job, error) {
+	var j apiv1.Job
 	return &j, c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id), nil, nil, &j)
 }
 
-// Wait polls the job until it is done or failed (a failed job returns it
-// with an error carrying its code), or ctx ends.
-func (c *Client) Wait(ctx context.Context, id string) (*Job, error) {
+// Wait polls the job until it is done or failed, or ctx ends. A failed job
+// is returned with an *apiv1.Error of Status 0 carrying the job's error
+// code and message.
+func (c *Client) Wait(ctx context.Context, id string) (*apiv1.Job, error) {
 	every := c.PollInterval
 	if every <= 0 {
 		every = time.Second
@@ -180,10 +161,10 @@ func (c *Client) Wait(ctx context.Context, id string) (*Job, error) {
 			return nil, err
 		}
 		switch j.Status {
-		case jobs.StatusDone:
+		case apiv1.StatusDone:
 			return j, nil
-		case jobs.StatusFailed:
-			e := &Error{Status: 0, Code: "job_failed", Message: "job failed"}
+		case apiv1.StatusFailed:
+			e := &apiv1.Error{Code: apiv1.CodeInternal, Message: "job failed"}
 			if j.Error != nil {
 				e.Code, e.Message = j.Error.Code, j.Error.Message
 			}
@@ -214,7 +195,7 @@ func (c *Client) Download(ctx context.Context, id string, w io.Writer) (string, 
 type TimelineOptions struct {
 	MediaPath     string // where the editor finds the original
 	Rate          string // e.g. "25", "30000/1001" (audio-only inputs)
-	FCPXMLVersion string // "1.8" .. "1.11"
+	FCPXMLVersion string // "1.8" to "1.11" ("" is the server's default, 1.10)
 	DropFrame     bool
 }
 
@@ -248,21 +229,24 @@ func (c *Client) Timeline(ctx context.Context, id, kind string, o TimelineOption
 	return fileName(resp), nil
 }
 
+// fileName is the file name of a Content-Disposition header: filename, or
+// filename* (RFC 2231, how the server sends a non-ASCII name) decoded by
+// mime.ParseMediaType. "" when the header has none.
 func fileName(resp *http.Response) string {
-	cd := resp.Header.Get("Content-Disposition")
-	if i := strings.Index(cd, "filename="); i >= 0 {
-		return strings.Trim(strings.SplitN(cd[i+9:], ";", 2)[0], `"`)
+	_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
+	if err != nil {
+		return ""
 	}
-	return ""
+	return params["filename"]
 }
 
 // Patch changes settings and re-runs a job (action "export" or "transcribe").
-func (c *Client) Patch(ctx context.Context, id string, p Patch) (*Job, error) {
+func (c *Client) Patch(ctx context.Context, id string, p apiv1.Patch) (*apiv1.Job, error) {
 	b, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
-	var j Job
+	var j apiv1.Job
 	return &j, c.doJSON(ctx, http.MethodPatch, "/api/v1/jobs/"+url.PathEscape(id), bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j)
 }
 
@@ -271,11 +255,11 @@ func (c *Client) Patch(ctx context.Context, id string, p Patch) (*Job, error) {
 // must be sorted, not overlapping and inside the input; a detected cut
 // sent as it is keeps its reason, others are "manual". An empty list keeps
 // everything. A later Patch with params plans from the detection again.
-func (c *Client) SetCuts(ctx context.Context, id string, cuts []plan.Range) (*Job, error) {
+func (c *Client) SetCuts(ctx context.Context, id string, cuts []apiv1.Range) (*apiv1.Job, error) {
 	if cuts == nil {
-		cuts = []plan.Range{}
+		cuts = []apiv1.Range{}
 	}
-	return c.Patch(ctx, id, Patch{Cuts: &cuts, Action: "export"})
+	return c.Patch(ctx, id, apiv1.Patch{Cuts: &cuts, Action: apiv1.ActionExport})
 }
 
 // Original writes the job's uploaded original (kept 24 hours) to w and
@@ -293,7 +277,7 @@ func (c *Client) Original(ctx context.Context, id string, w io.Writer) (string, 
 }
 
 // List returns a page of the key's jobs, newest first, and the cursor of the next page ("" at the end).
-func (c *Client) List(ctx context.Context, limit int, cursor string) ([]Job, string, error) {
+func (c *Client) List(ctx context.Context, limit int, cursor string) ([]apiv1.Job, string, error) {
 	q := url.Values{}
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
@@ -301,7 +285,7 @@ func (c *Client) List(ctx context.Context, limit int, cursor string) ([]Job, str
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}
-	var r httpapi.ListResponse
+	var r apiv1.JobList
 	if err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs?"+q.Encode(), nil, nil, &r); err != nil {
 		return nil, "", err
 	}
@@ -318,26 +302,26 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 }
 
 // Preview re-plans a finished analysis with other params, without rendering.
-func (c *Client) Preview(ctx context.Context, id string, p jobs.ParamsInput) (*plan.Plan, error) {
+func (c *Client) Preview(ctx context.Context, id string, p apiv1.ParamsInput) (*apiv1.Plan, error) {
 	q := url.Values{}
 	for name, v := range map[string]*float64{"thresholdDb": p.ThresholdDb, "minSilenceSec": p.MinSilenceSec, "keepSilenceMs": p.KeepSilenceMs, "minSpeechMs": p.MinSpeechMs} {
 		if v != nil {
 			q.Set(name, strconv.FormatFloat(*v, 'g', -1, 64))
 		}
 	}
-	var r httpapi.PreviewResponse
+	var r apiv1.Preview
 	err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/preview?"+q.Encode(), nil, nil, &r)
 	return r.Plan, err
 }
 
 // Envelope returns a downsampled level envelope of the original.
-func (c *Client) Envelope(ctx context.Context, id string, points int) (*httpapi.EnvelopeResponse, error) {
-	var r httpapi.EnvelopeResponse
+func (c *Client) Envelope(ctx context.Context, id string, points int) (*apiv1.Envelope, error) {
+	var r apiv1.Envelope
 	return &r, c.doJSON(ctx, http.MethodGet, fmt.Sprintf("/api/v1/jobs/%s/envelope?points=%d", url.PathEscape(id), points), nil, nil, &r)
 }
 
 // IsStatus reports whether err is an API error with the given HTTP status.
 func IsStatus(err error, status int) bool {
-	var e *Error
+	var e *apiv1.Error
 	return errors.As(err, &e) && e.Status == status
 }

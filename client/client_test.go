@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
+	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +23,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
-	"github.com/autocut-dev/autocut/plan"
 )
 
 // server starts the real job layer and HTTP adapter on 127.0.0.1.
@@ -71,11 +74,11 @@ func TestClientAgainstServer(t *testing.T) {
 	path := media(t)
 	format := "wav"
 
-	j, err := c.CreateFromFile(ctx, path, Options{Preset: "youtube", Export: &jobs.ExportInput{Format: &format}})
+	j, err := c.CreateFromFile(ctx, path, apiv1.Options{Preset: "youtube", Export: &apiv1.ExportInput{Format: &format}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Status != jobs.StatusAnalyzing || j.Input.Name != "talk.wav" {
+	if j.Status != apiv1.StatusAnalyzing || j.Input.Name != "talk.wav" {
 		t.Fatalf("created %+v", j)
 	}
 	done, err := c.Wait(ctx, j.ID)
@@ -94,7 +97,7 @@ func TestClientAgainstServer(t *testing.T) {
 	// URL form, from a local file server.
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, path) }))
 	defer files.Close()
-	j2, err := c.CreateFromURL(ctx, files.URL+"/talk.wav", Options{})
+	j2, err := c.CreateFromURL(ctx, files.URL+"/talk.wav", apiv1.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +107,7 @@ func TestClientAgainstServer(t *testing.T) {
 
 	// Preview and envelope re-plan from the stored analysis.
 	ms := 2.0
-	pl, err := c.Preview(ctx, j.ID, jobs.ParamsInput{MinSilenceSec: &ms})
+	pl, err := c.Preview(ctx, j.ID, apiv1.ParamsInput{MinSilenceSec: &ms})
 	if err != nil || pl == nil {
 		t.Fatalf("preview: %v", err)
 	}
@@ -115,7 +118,7 @@ func TestClientAgainstServer(t *testing.T) {
 
 	// Patch and re-run.
 	ks := 0.0
-	if _, err := c.Patch(ctx, j.ID, Patch{Params: &jobs.ParamsInput{KeepSilenceMs: &ks}, Action: "export"}); err != nil {
+	if _, err := c.Patch(ctx, j.ID, apiv1.Patch{Params: &apiv1.ParamsInput{KeepSilenceMs: &ks}, Action: apiv1.ActionExport}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Wait(ctx, j.ID); err != nil {
@@ -133,25 +136,25 @@ func TestClientAgainstServer(t *testing.T) {
 	}
 
 	// Typed errors.
-	if _, err := c.Get(ctx, "job_nope"); !IsStatus(err, 404) {
+	if _, err := c.Get(ctx, "job_nope"); !IsStatus(err, 404) || !errors.Is(err, apiv1.ErrNotFound) {
 		t.Errorf("unknown job: %v", err)
 	}
 	if _, err := New(srv.URL, "pro2").Get(ctx, j.ID); !IsStatus(err, 404) {
 		t.Errorf("other key's job: %v", err)
 	}
-	if _, err := New(srv.URL, "nope").Get(ctx, j.ID); !IsStatus(err, 401) {
+	if _, err := New(srv.URL, "nope").Get(ctx, j.ID); !IsStatus(err, 401) || !errors.Is(err, apiv1.ErrUnauthorized) {
 		t.Errorf("bad key: %v", err)
 	}
 	if _, _, err := New(srv.URL, "free1").List(ctx, 0, ""); !IsStatus(err, 402) {
 		t.Errorf("free key: %v", err)
 	}
-	_, err = c.Create(ctx, "notes.txt", strings.NewReader("just some text, not media"), -1, Options{})
-	var ae *Error
-	if !errors.As(err, &ae) || ae.Status != 415 || ae.Code == "" || ae.Message == "" {
+	_, err = c.Create(ctx, "notes.txt", strings.NewReader("just some text, not media"), -1, apiv1.Options{})
+	var ae *apiv1.Error
+	if !errors.As(err, &ae) || ae.Status != 415 || ae.Code != apiv1.CodeUnsupportedFormat || ae.Message == "" {
 		t.Errorf("text upload: %v", err)
 	}
 	bad := 99.0
-	if _, err := c.Create(ctx, "x.wav", strings.NewReader("RIFF"), -1, Options{Params: &jobs.ParamsInput{MinSilenceSec: &bad}}); !IsStatus(err, 400) {
+	if _, err := c.Create(ctx, "x.wav", strings.NewReader("RIFF"), -1, apiv1.Options{Params: &apiv1.ParamsInput{MinSilenceSec: &bad}}); !IsStatus(err, 400) || !errors.Is(err, apiv1.ErrInvalidParameter) {
 		t.Errorf("bad params: %v", err)
 	}
 
@@ -185,7 +188,7 @@ func TestClientSetCuts(t *testing.T) {
 	c.PollInterval = 50 * time.Millisecond
 	path := media(t)
 	format := "wav"
-	j, err := c.CreateFromFile(ctx, path, Options{Export: &jobs.ExportInput{Format: &format}})
+	j, err := c.CreateFromFile(ctx, path, apiv1.Options{Export: &apiv1.ExportInput{Format: &format}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +200,7 @@ func TestClientSetCuts(t *testing.T) {
 	// The second detected cut as it is, one of the user's inside the first
 	// kept stretch, and one at the very end.
 	second := j.Plan.Cuts[1]
-	cuts := []plan.Range{{Start: 0.5, End: 0.9}, {Start: second.Start, End: second.End}, {Start: dur - 0.25, End: dur}}
+	cuts := []apiv1.Range{{Start: 0.5, End: 0.9}, {Start: second.Start, End: second.End}, {Start: dur - 0.25, End: dur}}
 	if second.End >= dur-0.25 || j.Plan.Cuts[0].Start <= 0.9 {
 		t.Fatalf("the detected cuts %+v leave no room for the test's own", j.Plan.Cuts)
 	}
@@ -205,10 +208,10 @@ func TestClientSetCuts(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, err = c.Wait(ctx, j.ID)
-	if err != nil || j.Status != jobs.StatusDone {
+	if err != nil || j.Status != apiv1.StatusDone {
 		t.Fatalf("after SetCuts: %+v %v", j, err)
 	}
-	want := []plan.Cut{{Start: 0.5, End: 0.9, Reason: jobs.ReasonManual}, {Start: second.Start, End: second.End, Reason: second.Reason},
+	want := []apiv1.Cut{{Start: 0.5, End: 0.9, Reason: jobs.ReasonManual}, {Start: second.Start, End: second.End, Reason: second.Reason},
 		{Start: cuts[2].Start, End: dur, Reason: jobs.ReasonManual}}
 	if diff := cmp.Diff(want, j.Plan.Cuts, cmpopts.EquateApprox(0, 1e-6)); diff != "" {
 		t.Errorf("plan cuts (-want +got):\n%s", diff)
@@ -245,8 +248,58 @@ func TestClientSetCuts(t *testing.T) {
 	if in, _ := os.ReadFile(path); !bytes.Equal(in, orig.Bytes()) {
 		t.Errorf("the original differs from the upload (%d bytes, want %d)", orig.Len(), len(in))
 	}
-	bad := []plan.Range{{Start: 2, End: 3}, {Start: 1, End: 1.5}}
+	bad := []apiv1.Range{{Start: 2, End: 3}, {Start: 1, End: 1.5}}
 	if _, err := c.SetCuts(ctx, j.ID, bad); !IsStatus(err, 400) {
 		t.Errorf("unsorted cuts: %v, want 400", err)
+	}
+}
+
+// TestFileName checks the names of Content-Disposition headers, ASCII and
+// not (the server sends those as filename*, RFC 2231).
+func TestFileName(t *testing.T) {
+	for _, tc := range []struct{ header, want string }{
+		{`attachment; filename="talk-autocut.mp3"`, "talk-autocut.mp3"},
+		{`attachment; filename=plain.csv`, "plain.csv"},
+		{`attachment; filename="semi;colon.edl"`, "semi;colon.edl"},
+		{mime.FormatMediaType("attachment", map[string]string{"filename": "café é-autocut.mp3"}), "café é-autocut.mp3"},
+		{mime.FormatMediaType("attachment", map[string]string{"filename": "会議-autocut.wav"}), "会議-autocut.wav"},
+		{``, ""},
+		{`attachment`, ""},
+		{`attachment; filename=`, ""},
+	} {
+		resp := &http.Response{Header: http.Header{"Content-Disposition": {tc.header}}}
+		if got := fileName(resp); got != tc.want {
+			t.Errorf("fileName(%q) = %q, want %q", tc.header, got, tc.want)
+		}
+	}
+}
+
+// TestNonASCIIName uploads a file whose name is not ASCII and downloads
+// its output under the name the server gives it.
+func TestNonASCIIName(t *testing.T) {
+	var gotName string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodPost:
+			gotName, _ = url.PathUnescape(r.Header.Get("X-Filename"))
+			w.WriteHeader(http.StatusAccepted)
+			fmt.Fprint(w, `{"id":"job_1","status":"analyzing"}`)
+		default:
+			w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": "réunion 50%-autocut.mp3"}))
+			fmt.Fprint(w, "ID3")
+		}
+	}))
+	defer srv.Close()
+	c := New(srv.URL, "k")
+	ctx := context.Background()
+	if _, err := c.Create(ctx, "réunion 50%.wav", strings.NewReader("RIFF"), 4, apiv1.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if gotName != "réunion 50%.wav" {
+		t.Errorf("server read X-Filename %q", gotName)
+	}
+	name, err := c.Download(ctx, "job_1", io.Discard)
+	if err != nil || name != "réunion 50%-autocut.mp3" {
+		t.Errorf("Download name %q, %v", name, err)
 	}
 }

@@ -12,12 +12,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/autocut-dev/autocut/apiv1"
 )
 
-// Plans a key may carry.
+// Subscription tiers a key may carry (what the API's documents call the
+// key's plan, "pro" or "free"; named tiers here so that they are not
+// mistaken for a cut plan, plan.Plan).
 const (
-	PlanPro  = "pro"
-	PlanFree = "free"
+	TierPro  = "pro"
+	TierFree = "free"
 )
 
 // KeysFileName is the file under the data directory holding the hash of the
@@ -32,13 +36,13 @@ type KeyStore struct {
 
 type storedKey struct {
 	hash [sha256.Size]byte
-	plan string
+	tier string
 }
 
-// Identity is an authenticated key: its owner id and plan.
+// Identity is an authenticated key: its owner id and subscription tier.
 type Identity struct {
 	Owner string
-	Plan  string
+	Tier  string // TierPro or TierFree
 }
 
 // NewKeyStore returns an empty store.
@@ -47,15 +51,15 @@ func NewKeyStore() *KeyStore { return &KeyStore{} }
 // Len returns the number of keys.
 func (s *KeyStore) Len() int { return len(s.keys) }
 
-// Add stores key (hashed) with plan ("pro" or "free").
-func (s *KeyStore) Add(key, plan string) error {
+// Add stores key (hashed) with its tier (TierPro or TierFree).
+func (s *KeyStore) Add(key, tier string) error {
 	if key == "" {
-		return fmt.Errorf("%w: empty API key", ErrBadRequest)
+		return fmt.Errorf("%w: empty API key", apiv1.ErrBadRequest)
 	}
-	if plan != PlanPro && plan != PlanFree {
-		return fmt.Errorf("%w: plan %q of an API key is neither %q nor %q", ErrBadRequest, plan, PlanPro, PlanFree)
+	if tier != TierPro && tier != TierFree {
+		return fmt.Errorf("%w: plan %q of an API key is neither %q nor %q", apiv1.ErrBadRequest, tier, TierPro, TierFree)
 	}
-	s.keys = append(s.keys, storedKey{hash: sha256.Sum256([]byte(key)), plan: plan})
+	s.keys = append(s.keys, storedKey{hash: sha256.Sum256([]byte(key)), tier: tier})
 	return nil
 }
 
@@ -68,11 +72,11 @@ func (s *KeyStore) ParseKeys(text string) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		key, plan, ok := strings.Cut(line, ":")
+		key, tier, ok := strings.Cut(line, ":")
 		if !ok {
-			plan = PlanPro
+			tier = TierPro
 		}
-		if err := s.Add(strings.TrimSpace(key), strings.ToLower(strings.TrimSpace(plan))); err != nil {
+		if err := s.Add(strings.TrimSpace(key), strings.ToLower(strings.TrimSpace(tier))); err != nil {
 			return err
 		}
 	}
@@ -92,7 +96,7 @@ func (s *KeyStore) Lookup(key string) (Identity, bool) {
 	if found < 0 || key == "" {
 		return Identity{}, false
 	}
-	return Identity{Owner: ownerID(s.keys[found].hash), Plan: s.keys[found].plan}, true
+	return Identity{Owner: ownerID(s.keys[found].hash), Tier: s.keys[found].tier}, true
 }
 
 // ownerID derives a stable owner id from a key hash (a hash of the hash, so
@@ -147,15 +151,15 @@ func LoadKeys(env, keysFile, dataDir string) (store *KeyStore, generated string,
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, "", fmt.Errorf("keys: %w", err)
 	}
-	line := hex.EncodeToString(h[:]) + ":" + PlanPro + "\n"
+	line := hex.EncodeToString(h[:]) + ":" + TierPro + "\n"
 	if err := os.WriteFile(path, []byte("# SHA-256 of API keys, generated on first start: hash:plan\n"+line), 0o600); err != nil {
 		return nil, "", fmt.Errorf("keys: %w", err)
 	}
-	s.keys = append(s.keys, storedKey{hash: h, plan: PlanPro})
+	s.keys = append(s.keys, storedKey{hash: h, tier: TierPro})
 	return s, key, nil
 }
 
-// readHashes reads "hexsha256:plan" lines.
+// readHashes reads "hexsha256:plan" lines (plan: a tier, pro or free).
 func (s *KeyStore) readHashes(r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -163,17 +167,17 @@ func (s *KeyStore) readHashes(r io.Reader) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		hx, plan, _ := strings.Cut(line, ":")
+		hx, tier, _ := strings.Cut(line, ":")
 		b, err := hex.DecodeString(hx)
 		if err != nil || len(b) != sha256.Size {
 			return fmt.Errorf("line %d: not a SHA-256 hex hash", n)
 		}
-		if plan != PlanPro && plan != PlanFree {
-			return fmt.Errorf("line %d: unknown plan %q", n, plan)
+		if tier != TierPro && tier != TierFree {
+			return fmt.Errorf("line %d: unknown plan %q", n, tier)
 		}
 		var h [sha256.Size]byte
 		copy(h[:], b)
-		s.keys = append(s.keys, storedKey{hash: h, plan: plan})
+		s.keys = append(s.keys, storedKey{hash: h, tier: tier})
 	}
 	return sc.Err()
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/plan"
@@ -100,17 +101,17 @@ func (textEngine) Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.
 	return out, nil
 }
 
-func (textEngine) Preset(name string) (plan.Params, jobs.Export, error) {
+func (textEngine) Preset(name string) (plan.Params, apiv1.Export, error) {
 	switch name {
 	case "", "podcast", "youtube", "cours", "interview", "radical":
-		return plan.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200, MinSpeechMs: 100}, jobs.Export{Normalize: "none"}, nil
+		return plan.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200, MinSpeechMs: 100}, apiv1.Export{Normalize: "none"}, nil
 	}
-	return plan.Params{}, jobs.Export{}, fmt.Errorf("%w: preset %q", plan.ErrInvalidParams, name)
+	return plan.Params{}, apiv1.Export{}, fmt.Errorf("%w: preset %q", plan.ErrInvalidParams, name)
 }
 
 func (textEngine) Validate(p plan.Params) error { return nil }
 
-func (textEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e jobs.Export, out string, progress dsp.Progress) (*jobs.Rendered, error) {
+func (textEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*jobs.Rendered, error) {
 	body := fmt.Sprintf("rendered %s %.2f %s", e.Format, p.Stats.FinalSec, strings.Repeat("x", 1000))
 	if err := os.WriteFile(out, []byte(body), 0o600); err != nil {
 		return nil, err
@@ -170,7 +171,7 @@ func managerEnvLog(t testing.TB, mod func(*jobs.Config), logTo io.Writer) *testE
 }
 
 // poll GETs the job until cond holds.
-func (e *testEnv) poll(t testing.TB, key, id string, cond func(JobView) bool) JobView {
+func (e *testEnv) poll(t testing.TB, key, id string, cond func(apiv1.Job) bool) apiv1.Job {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -178,7 +179,7 @@ func (e *testEnv) poll(t testing.TB, key, id string, cond func(JobView) bool) Jo
 		if resp.StatusCode != 200 {
 			t.Fatalf("GET job: %d %s", resp.StatusCode, b)
 		}
-		var v JobView
+		var v apiv1.Job
 		if err := json.Unmarshal(b, &v); err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +193,7 @@ func (e *testEnv) poll(t testing.TB, key, id string, cond func(JobView) bool) Jo
 	}
 }
 
-func isDone(v JobView) bool { return v.Status == jobs.StatusDone || v.Status == jobs.StatusFailed }
+func isDone(v apiv1.Job) bool { return v.Status == apiv1.StatusDone || v.Status == apiv1.StatusFailed }
 
 // TestManagerEndToEnd runs the spec's three steps against the real job
 // layer: both creation forms, each export format, each preset, autoExport
@@ -204,10 +205,10 @@ func TestManagerEndToEnd(t *testing.T) {
 	}))
 	defer files.Close()
 
-	check := func(t *testing.T, v JobView, format, container string) {
+	check := func(t *testing.T, v apiv1.Job, format, container string) {
 		t.Helper()
 		v = e.poll(t, proKey, v.ID, isDone)
-		if v.Status != jobs.StatusDone || v.Output == nil || v.Plan == nil || v.Timelines == nil || v.Progress != 100 {
+		if v.Status != apiv1.StatusDone || v.Output == nil || v.Plan == nil || v.Timelines == nil || v.Progress != 100 {
 			t.Fatalf("job not done properly: %+v", v)
 		}
 		if v.Output.Format != container || v.Export.Format != format || v.Plan.Stats.OriginalSec != 6 || v.Plan.Stats.FinalSec != 3 {
@@ -239,8 +240,8 @@ func TestManagerEndToEnd(t *testing.T) {
 		t.Run("formB/"+tc.format, func(t *testing.T) {
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF 6"),
 				map[string]string{"X-Filename": "talk.wav", "X-Options": fmt.Sprintf(`{"export":{"format":%q}}`, tc.format)})
-			var v JobView
-			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil || v.Status != jobs.StatusAnalyzing || v.Output != nil || v.Progress != 0 || v.Input.Duration != nil {
+			var v apiv1.Job
+			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil || v.Status != apiv1.StatusAnalyzing || v.Output != nil || v.Progress != 0 || v.Input.Duration != nil {
 				t.Fatalf("create: %d %s", resp.StatusCode, b)
 			}
 			check(t, v, tc.format, tc.container)
@@ -248,18 +249,18 @@ func TestManagerEndToEnd(t *testing.T) {
 		t.Run("formA/"+tc.format, func(t *testing.T) {
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(fmt.Sprintf(`{"url":%q,"export":{"format":%q}}`, files.URL+"/talk.wav", tc.format)),
 				map[string]string{"Content-Type": "application/json"})
-			var v JobView
+			var v apiv1.Job
 			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil || v.Input.Name != "talk.wav" {
 				t.Fatalf("create: %d %s", resp.StatusCode, b)
 			}
 			check(t, v, tc.format, tc.container)
 		})
 	}
-	for _, preset := range presets {
+	for _, preset := range plan.PresetNames() {
 		t.Run("preset/"+preset, func(t *testing.T) {
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF 6"),
 				map[string]string{"X-Filename": "p.wav", "X-Options": fmt.Sprintf(`{"preset":%q}`, preset)})
-			var v JobView
+			var v apiv1.Job
 			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil || v.Preset != preset {
 				t.Fatalf("create: %d %s", resp.StatusCode, b)
 			}
@@ -270,7 +271,7 @@ func TestManagerEndToEnd(t *testing.T) {
 		t.Run("video/"+tc.format, func(t *testing.T) {
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("VIDEO 6"),
 				map[string]string{"X-Filename": "clip.mp4", "X-Options": fmt.Sprintf(`{"export":{"format":%q}}`, tc.format)})
-			var v JobView
+			var v apiv1.Job
 			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
 				t.Fatalf("create: %d %s", resp.StatusCode, b)
 			}
@@ -283,7 +284,7 @@ func TestManagerEndToEnd(t *testing.T) {
 	t.Run("too long", func(t *testing.T) {
 		v := e.upload(t, proKey, "long.wav", "RIFF 10801")
 		v = e.poll(t, proKey, v.ID, isDone)
-		if v.Status != jobs.StatusFailed || v.Error == nil || v.Error.Code != "too_long" {
+		if v.Status != apiv1.StatusFailed || v.Error == nil || v.Error.Code != "too_long" {
 			t.Errorf("3 h + 1 s: %+v %+v", v.Status, v.Error)
 		}
 	})
@@ -295,12 +296,12 @@ func TestManagerEndToEnd(t *testing.T) {
 
 	t.Run("autoExport false then PATCH export", func(t *testing.T) {
 		resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF 4"), map[string]string{"X-Options": `{"autoExport":false}`})
-		var v JobView
+		var v apiv1.Job
 		if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
 			t.Fatalf("%d %s", resp.StatusCode, b)
 		}
 		v = e.poll(t, proKey, v.ID, isDone)
-		if v.Status != jobs.StatusDone || v.Output != nil || v.Plan == nil || v.Timelines == nil {
+		if v.Status != apiv1.StatusDone || v.Output != nil || v.Plan == nil || v.Timelines == nil {
 			t.Fatalf("autoExport false: %+v", v)
 		}
 		if resp, b := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download", proKey, nil, nil); resp.StatusCode != 404 || decodeErr(t, b).Code != "not_found" {
@@ -310,18 +311,18 @@ func TestManagerEndToEnd(t *testing.T) {
 		if resp.StatusCode != 202 {
 			t.Fatalf("patch: %d %s", resp.StatusCode, b)
 		}
-		v = e.poll(t, proKey, v.ID, func(v JobView) bool { return isDone(v) && v.Output != nil })
+		v = e.poll(t, proKey, v.ID, func(v apiv1.Job) bool { return isDone(v) && v.Output != nil })
 		if v.Output.Format != "wav" || v.Plan.Stats.FinalSec != 2 || *v.Params.ThresholdDb != -50 || v.Plan.ThresholdDb != -50 {
 			t.Errorf("re-export: output %+v stats %+v", v.Output, v.Plan.Stats)
 		}
 		// Preview and envelope of the stored analysis.
 		_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/preview?thresholdDb=-30", proKey, nil, nil)
-		var p PreviewResponse
+		var p apiv1.Preview
 		if json.Unmarshal(b, &p) != nil || p.Plan == nil || p.Plan.Stats.FinalSec != 2 {
 			t.Errorf("preview: %s", b)
 		}
 		_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/envelope?points=40", proKey, nil, nil)
-		var env EnvelopeResponse
+		var env apiv1.Envelope
 		if json.Unmarshal(b, &env) != nil || len(env.Levels) != 40 || env.Levels[0] != -20 || env.Levels[15] != -80 {
 			t.Errorf("envelope: %s", b)
 		}
@@ -331,7 +332,7 @@ func TestManagerEndToEnd(t *testing.T) {
 			t.Fatalf("patch nothing to keep: %d %s", resp.StatusCode, b)
 		}
 		if resp.StatusCode == 202 {
-			v = e.poll(t, proKey, v.ID, func(v JobView) bool { return v.Status == jobs.StatusFailed })
+			v = e.poll(t, proKey, v.ID, func(v apiv1.Job) bool { return v.Status == apiv1.StatusFailed })
 			if v.Error == nil || v.Error.Code != "nothing_to_keep" {
 				t.Errorf("failed job error %+v", v.Error)
 			}
@@ -366,7 +367,7 @@ func TestManagerEndToEnd(t *testing.T) {
 		cursor := ""
 		for range 10 {
 			_, b := e.call(t, "GET", "/api/v1/jobs?limit=2&cursor="+cursor, proKey2, nil, nil)
-			var page ListResponse
+			var page apiv1.JobList
 			if err := json.Unmarshal(b, &page); err != nil {
 				t.Fatal(err)
 			}
@@ -422,8 +423,8 @@ func TestRetentionExpiry(t *testing.T) {
 	if resp, _ := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download", proKey, nil, nil); resp.StatusCode != 200 {
 		t.Fatalf("download before expiry: %d", resp.StatusCode)
 	}
-	v = e.poll(t, proKey, v.ID, func(v JobView) bool { return v.Output == nil })
-	if v.Status != jobs.StatusDone || v.Plan == nil {
+	v = e.poll(t, proKey, v.ID, func(v apiv1.Job) bool { return v.Output == nil })
+	if v.Status != apiv1.StatusDone || v.Plan == nil {
 		t.Errorf("record after expiry: %+v", v)
 	}
 	resp, b := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download", proKey, nil, nil)

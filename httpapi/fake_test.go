@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/plan"
@@ -17,19 +18,20 @@ import (
 // fakeService is an in-memory jobs.Service. err, when set for a method
 // name, is returned by that method; "panic" as an id makes Get panic.
 type fakeService struct {
-	mu        sync.Mutex
-	jobs      map[string]*jobs.Job
-	order     []string
-	errs      map[string]error
-	created   int
-	lastPatch jobs.PatchRequest
-	lastReq   jobs.CreateRequest
-	read      int64 // bytes Create read from its media
-	levels    []float32
+	mu      sync.Mutex
+	jobs    map[string]*apiv1.Job
+	owners  map[string]string // job id -> owner
+	order   []string
+	errs    map[string]error
+	created int
+	lastPatch apiv1.Patch
+	lastReq jobs.CreateRequest
+	read    int64 // bytes Create read from its media
+	levels  []float32
 }
 
 func newFake() *fakeService {
-	return &fakeService{jobs: map[string]*jobs.Job{}, errs: map[string]error{}}
+	return &fakeService{jobs: map[string]*apiv1.Job{}, owners: map[string]string{}, errs: map[string]error{}}
 }
 
 func (f *fakeService) fail(method string) error {
@@ -38,7 +40,7 @@ func (f *fakeService) fail(method string) error {
 	return f.errs[method]
 }
 
-func (f *fakeService) Create(ctx context.Context, req jobs.CreateRequest, media io.Reader) (*jobs.Job, error) {
+func (f *fakeService) Create(ctx context.Context, req jobs.CreateRequest, media io.Reader) (*apiv1.Job, error) {
 	f.mu.Lock()
 	f.created++
 	f.lastReq = req
@@ -61,27 +63,28 @@ func (f *fakeService) Create(ctx context.Context, req jobs.CreateRequest, media 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := fmt.Sprintf("job_%03d", len(f.order)+1)
-	j := &jobs.Job{ID: id, Owner: req.Owner, Status: jobs.StatusAnalyzing, Input: jobs.Input{Name: req.Name},
-		Params: plan.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200, MinSpeechMs: 100},
-		Export: jobs.Export{Format: "mp3", Normalize: "none"}, AutoExport: true, CreatedAt: time.Unix(1700000000, 0).UTC()}
+	j := &apiv1.Job{ID: id, Status: apiv1.StatusAnalyzing, Input: apiv1.Input{Name: req.Name},
+		Params: apiv1.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200, MinSpeechMs: 100},
+		Export: apiv1.Export{Format: "mp3", Normalize: "none"}, AutoExport: true, CreatedAt: time.Unix(1700000000, 0).UTC()}
 	f.jobs[id] = j
+	f.owners[id] = req.Owner
 	f.order = append(f.order, id)
 	c := *j
 	return &c, nil
 }
 
-func (f *fakeService) get(owner, id string) (*jobs.Job, error) {
+func (f *fakeService) get(owner, id string) (*apiv1.Job, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	j, ok := f.jobs[id]
-	if !ok || j.Owner != owner {
-		return nil, fmt.Errorf("%w: %s", jobs.ErrNotFound, id)
+	if !ok || f.owners[id] != owner {
+		return nil, fmt.Errorf("%w: %s", apiv1.ErrNotFound, id)
 	}
 	c := *j
 	return &c, nil
 }
 
-func (f *fakeService) Get(ctx context.Context, owner, id string) (*jobs.Job, error) {
+func (f *fakeService) Get(ctx context.Context, owner, id string) (*apiv1.Job, error) {
 	if id == "panic" {
 		panic("fake panic")
 	}
@@ -91,17 +94,17 @@ func (f *fakeService) Get(ctx context.Context, owner, id string) (*jobs.Job, err
 	return f.get(owner, id)
 }
 
-func (f *fakeService) List(ctx context.Context, owner string, limit int, cursor string) ([]*jobs.Job, string, error) {
+func (f *fakeService) List(ctx context.Context, owner string, limit int, cursor string) ([]*apiv1.Job, string, error) {
 	if err := f.fail("List"); err != nil {
 		return nil, "", err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []*jobs.Job
+	var out []*apiv1.Job
 	started := cursor == ""
 	for i := len(f.order) - 1; i >= 0; i-- {
 		j := f.jobs[f.order[i]]
-		if j == nil || j.Owner != owner {
+		if j == nil || f.owners[j.ID] != owner {
 			continue
 		}
 		if !started {
@@ -117,7 +120,7 @@ func (f *fakeService) List(ctx context.Context, owner string, limit int, cursor 
 	return out, "", nil
 }
 
-func (f *fakeService) Update(ctx context.Context, owner, id string, p jobs.PatchRequest) (*jobs.Job, error) {
+func (f *fakeService) Update(ctx context.Context, owner, id string, p apiv1.Patch) (*apiv1.Job, error) {
 	j, err := f.get(owner, id)
 	if err != nil {
 		return nil, err
@@ -128,7 +131,7 @@ func (f *fakeService) Update(ctx context.Context, owner, id string, p jobs.Patch
 	f.mu.Lock()
 	f.lastPatch = p
 	f.mu.Unlock()
-	j.Status = jobs.StatusAnalyzing
+	j.Status = apiv1.StatusAnalyzing
 	return j, nil
 }
 
@@ -160,17 +163,17 @@ type nopCloser struct{ io.ReadSeeker }
 
 func (nopCloser) Close() error { return nil }
 
-func (f *fakeService) Media(ctx context.Context, owner, id string) (*jobs.Media, error) {
+func (f *fakeService) TimelineSource(ctx context.Context, owner, id string) (*jobs.TimelineSource, error) {
 	if _, err := f.get(owner, id); err != nil {
 		return nil, err
 	}
-	if err := f.fail("Media"); err != nil {
+	if err := f.fail("TimelineSource"); err != nil {
 		return nil, err
 	}
-	return &jobs.Media{Plan: &plan.Plan{Keep: []dsp.Range{{Start: 0, End: 1}}}, Info: dsp.Info{Name: "talk.wav", Duration: 2}}, nil
+	return &jobs.TimelineSource{Plan: &plan.Plan{Keep: []dsp.Range{{Start: 0, End: 1}}}, Info: dsp.Info{Name: "talk.wav", Duration: 2}}, nil
 }
 
-func (f *fakeService) Preview(ctx context.Context, owner, id string, p jobs.ParamsInput) (*plan.Plan, error) {
+func (f *fakeService) Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Plan, error) {
 	if _, err := f.get(owner, id); err != nil {
 		return nil, err
 	}
@@ -181,7 +184,7 @@ func (f *fakeService) Preview(ctx context.Context, owner, id string, p jobs.Para
 	if p.ThresholdDb != nil {
 		th = *p.ThresholdDb
 	}
-	return &plan.Plan{ThresholdDb: th, Keep: []dsp.Range{{Start: 0, End: 1}}}, nil
+	return &apiv1.Plan{ThresholdDb: th, Keep: []apiv1.Range{{Start: 0, End: 1}}}, nil
 }
 
 func (f *fakeService) Envelope(ctx context.Context, owner, id string, points int) (*jobs.Envelope, error) {

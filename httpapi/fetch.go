@@ -14,7 +14,7 @@ import (
 
 	"code.dny.dev/ssrf"
 
-	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/apiv1"
 )
 
 // Timeouts and limits of Form A downloads.
@@ -49,7 +49,7 @@ func newFetcher(guard dialGuard, max int64) *fetcher {
 	if guard != nil {
 		d.Control = func(network, address string, _ syscall.RawConn) error {
 			if err := guard(network, address); err != nil {
-				return fmt.Errorf("%w: %v", ErrURLRefused, err)
+				return fmt.Errorf("%w: %v", apiv1.ErrURLRefused, err)
 			}
 			return nil
 		}
@@ -67,7 +67,7 @@ func newFetcher(guard dialGuard, max int64) *fetcher {
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= fetchMaxRedirects {
-				return fmt.Errorf("%w: more than %d redirects", ErrURLFetch, fetchMaxRedirects)
+				return fmt.Errorf("%w: more than %d redirects", apiv1.ErrURLUnreachable, fetchMaxRedirects)
 			}
 			return checkURL(req.URL)
 		},
@@ -78,24 +78,24 @@ func newFetcher(guard dialGuard, max int64) *fetcher {
 // checkURL admits absolute http and https URLs without credentials.
 func checkURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%w: scheme %q is not http or https", ErrURLRefused, u.Scheme)
+		return fmt.Errorf("%w: scheme %q is not http or https", apiv1.ErrURLRefused, u.Scheme)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("%w: no host", ErrURLRefused)
+		return fmt.Errorf("%w: no host", apiv1.ErrURLRefused)
 	}
 	if u.User != nil {
-		return fmt.Errorf("%w: credentials in the url", ErrURLRefused)
+		return fmt.Errorf("%w: credentials in the url", apiv1.ErrURLRefused)
 	}
 	return nil
 }
 
 // open starts the download of raw. The returned body enforces the byte
-// limit (jobs.ErrTooLarge) and an idle timeout between reads; name is the
+// limit (apiv1.ErrFileTooLarge) and an idle timeout between reads; name is the
 // last path segment of the final URL.
 func (f *fetcher) open(ctx context.Context, raw string) (body io.ReadCloser, name string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: url: %v", ErrBadRequest, err)
+		return nil, "", fmt.Errorf("%w: url: %v", apiv1.ErrBadRequest, err)
 	}
 	if err := checkURL(u); err != nil {
 		return nil, "", err
@@ -104,26 +104,26 @@ func (f *fetcher) open(ctx context.Context, raw string) (body io.ReadCloser, nam
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		cancel()
-		return nil, "", fmt.Errorf("%w: url: %v", ErrBadRequest, err)
+		return nil, "", fmt.Errorf("%w: url: %v", apiv1.ErrBadRequest, err)
 	}
 	req.Header.Set("User-Agent", "autocut/1 (+media fetch)")
 	resp, err := f.client.Do(req)
 	if err != nil {
 		cancel()
-		if errors.Is(err, ErrURLRefused) || errors.Is(err, ErrURLFetch) {
+		if errors.Is(err, apiv1.ErrURLRefused) || errors.Is(err, apiv1.ErrURLUnreachable) {
 			return nil, "", err
 		}
-		return nil, "", fmt.Errorf("%w: %v", ErrURLFetch, err)
+		return nil, "", fmt.Errorf("%w: %v", apiv1.ErrURLUnreachable, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
 		cancel()
-		return nil, "", fmt.Errorf("%w: the server answered %s", ErrURLFetch, resp.Status)
+		return nil, "", fmt.Errorf("%w: the server answered %s", apiv1.ErrURLUnreachable, resp.Status)
 	}
 	if resp.ContentLength > f.max {
 		resp.Body.Close()
 		cancel()
-		return nil, "", fmt.Errorf("%w: %d bytes declared, limit %d", jobs.ErrTooLarge, resp.ContentLength, f.max)
+		return nil, "", fmt.Errorf("%w: %d bytes declared, limit %d", apiv1.ErrFileTooLarge, resp.ContentLength, f.max)
 	}
 	name = path.Base(resp.Request.URL.Path)
 	if name == "/" || name == "." {
@@ -132,7 +132,7 @@ func (f *fetcher) open(ctx context.Context, raw string) (body io.ReadCloser, nam
 	return &limitedBody{r: resp.Body, left: f.max, cancel: cancel, idle: fetchIdleTimeout}, name, nil
 }
 
-// limitedBody fails with jobs.ErrTooLarge once more than left bytes arrive,
+// limitedBody fails with apiv1.ErrFileTooLarge once more than left bytes arrive,
 // and cancels the request when a single read stalls longer than idle.
 type limitedBody struct {
 	r      io.ReadCloser
@@ -143,7 +143,7 @@ type limitedBody struct {
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
-		return 0, fmt.Errorf("%w: the input exceeds the limit", jobs.ErrTooLarge)
+		return 0, fmt.Errorf("%w: the input exceeds the limit", apiv1.ErrFileTooLarge)
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
@@ -159,14 +159,14 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	if int64(n) > b.left {
 		n = int(b.left) // never hand out a byte past the limit
 		b.left = -1
-		return n, fmt.Errorf("%w: the input exceeds the limit", jobs.ErrTooLarge)
+		return n, fmt.Errorf("%w: the input exceeds the limit", apiv1.ErrFileTooLarge)
 	}
 	b.left -= int64(n)
 	if err != nil && !errors.Is(err, io.EOF) {
 		if b.idle > 0 { // a download
-			err = fmt.Errorf("%w: %v", ErrURLFetch, err)
+			err = fmt.Errorf("%w: %v", apiv1.ErrURLUnreachable, err)
 		} else { // the client's upload broke off
-			err = fmt.Errorf("%w: upload interrupted: %v", ErrBadRequest, err)
+			err = fmt.Errorf("%w: upload interrupted: %v", apiv1.ErrBadRequest, err)
 		}
 	}
 	return n, err

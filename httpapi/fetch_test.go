@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/autocut-dev/autocut/apiv1"
 )
 
 // formA posts a Form A job for url.
@@ -112,7 +114,7 @@ func TestFormADownload(t *testing.T) {
 	for _, tc := range []struct {
 		path   string
 		status int
-		code   string
+		code   apiv1.ErrorCode
 	}{
 		{"/big-declared.wav", 413, "file_too_large"},
 		{"/big-chunked.wav", 413, "file_too_large"},

@@ -19,9 +19,10 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/timeline"
 )
 
 // maxJSONBody limits JSON request bodies (Form A) and X-Options.
@@ -31,19 +32,6 @@ const maxJSONBody = 64 << 10
 // (jobs.MaxCuts cuts of about 40 bytes).
 const maxPatchBody = 4 << 20
 
-// Enumerations of the spec's Parameters table.
-var (
-	presets     = []string{"podcast", "youtube", "cours", "interview", "radical"}
-	formats     = jobs.ExportFormats
-	normalizers = jobs.Normalizers
-)
-
-// createBody is Form A.
-type createBody struct {
-	URL string `json:"url"`
-	jobs.Options
-}
-
 func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	id := identity(r)
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -52,16 +40,16 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		media io.Reader
 	)
 	if mt == "application/json" {
-		var b createBody
+		var b apiv1.CreateFromURL
 		if err := decodeJSON(io.LimitReader(r.Body, maxJSONBody), &b, "body"); err != nil {
 			writeError(w, err)
 			return
 		}
 		if b.URL == "" {
-			writeError(w, fmt.Errorf("%w: field url is required in a JSON request (or send the file as the body)", ErrBadRequest))
+			writeError(w, fmt.Errorf("%w: field url is required in a JSON request (or send the file as the body)", apiv1.ErrBadRequest))
 			return
 		}
-		if err := validateOptions(&b.Options); err != nil {
+		if err := jobs.CheckOptions(b.Options); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -75,21 +63,21 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	} else {
 		if r.ContentLength > s.cfg.MaxUploadBytes {
 			w.Header().Set("Connection", "close")
-			writeError(w, fmt.Errorf("%w: %d bytes declared, limit %d", jobs.ErrTooLarge, r.ContentLength, s.cfg.MaxUploadBytes))
+			writeError(w, fmt.Errorf("%w: %d bytes declared, limit %d", apiv1.ErrFileTooLarge, r.ContentLength, s.cfg.MaxUploadBytes))
 			return
 		}
 		if r.ContentLength == 0 {
-			writeError(w, fmt.Errorf("%w: empty body: send the file as the body, or JSON with a url", ErrBadRequest))
+			writeError(w, fmt.Errorf("%w: empty body: send the file as the body, or JSON with a url", apiv1.ErrBadRequest))
 			return
 		}
-		var o jobs.Options
+		var o apiv1.Options
 		if x := r.Header.Get("X-Options"); strings.TrimSpace(x) != "" {
 			if err := decodeJSON(strings.NewReader(x), &o, "X-Options"); err != nil {
 				writeError(w, err)
 				return
 			}
 		}
-		if err := validateOptions(&o); err != nil {
+		if err := jobs.CheckOptions(o); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -98,7 +86,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	}
 	j, err := s.cfg.Service.Create(r.Context(), req, media)
 	if err != nil {
-		if errors.Is(err, jobs.ErrTooLarge) {
+		if errors.Is(err, apiv1.ErrFileTooLarge) {
 			w.Header().Set("Connection", "close")
 		}
 		writeError(w, err)
@@ -109,7 +97,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 }
 
 // decodeJSON decodes one JSON object strictly (unknown fields refused) and
-// names the offending field in its ErrBadRequest.
+// names the offending field in its apiv1.ErrBadRequest.
 func decodeJSON(r io.Reader, v any, what string) error {
 	d := json.NewDecoder(r)
 	d.DisallowUnknownFields()
@@ -118,69 +106,21 @@ func decodeJSON(r io.Reader, v any, what string) error {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
-			return fmt.Errorf("%w: %s: field %s must be %s, not %s", ErrBadRequest, what, te.Field, te.Type, te.Value)
+			return fmt.Errorf("%w: %s: field %s must be %s, not %s", apiv1.ErrBadRequest, what, te.Field, te.Type, te.Value)
 		case errors.As(err, &se):
-			return fmt.Errorf("%w: %s: invalid JSON at offset %d: %v", ErrBadRequest, what, se.Offset, err)
+			return fmt.Errorf("%w: %s: invalid JSON at offset %d: %v", apiv1.ErrBadRequest, what, se.Offset, err)
 		case errors.Is(err, io.EOF):
-			return fmt.Errorf("%w: %s: empty, expected a JSON object", ErrBadRequest, what)
+			return fmt.Errorf("%w: %s: empty, expected a JSON object", apiv1.ErrBadRequest, what)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fmt.Errorf("%w: %s: unknown field %s", ErrBadRequest, what, strings.TrimPrefix(err.Error(), "json: unknown field "))
+			return fmt.Errorf("%w: %s: unknown field %s", apiv1.ErrBadRequest, what, strings.TrimPrefix(err.Error(), "json: unknown field "))
 		default:
-			return fmt.Errorf("%w: %s: %v", ErrBadRequest, what, err)
+			return fmt.Errorf("%w: %s: %v", apiv1.ErrBadRequest, what, err)
 		}
 	}
 	if d.More() {
-		return fmt.Errorf("%w: %s: trailing data after the JSON object", ErrBadRequest, what)
+		return fmt.Errorf("%w: %s: trailing data after the JSON object", apiv1.ErrBadRequest, what)
 	}
 	return nil
-}
-
-// rangeCheck is one numeric parameter's allowed interval (spec Parameters).
-type rangeCheck struct {
-	name     string
-	v        *float64
-	min, max float64
-}
-
-func checkParams(prefix string, p *jobs.ParamsInput) error {
-	if p == nil {
-		return nil
-	}
-	for _, c := range []rangeCheck{
-		{"thresholdDb", p.ThresholdDb, -70, -10},
-		{"minSilenceSec", p.MinSilenceSec, 0.2, 10},
-		{"keepSilenceMs", p.KeepSilenceMs, 0, 2000},
-		{"minSpeechMs", p.MinSpeechMs, 0, 2000},
-	} {
-		if c.v != nil && !(*c.v >= c.min && *c.v <= c.max) {
-			return fmt.Errorf("%w: %s%s must be between %g and %g, got %g", plan.ErrInvalidParams, prefix, c.name, c.min, c.max, *c.v)
-		}
-	}
-	return nil
-}
-
-func checkExport(e *jobs.ExportInput) error {
-	if e == nil {
-		return nil
-	}
-	if e.Format != nil && !slices.Contains(formats, *e.Format) {
-		return fmt.Errorf("%w: export.format must be one of %s, got %q", plan.ErrInvalidParams, strings.Join(formats, ", "), *e.Format)
-	}
-	if e.Normalize != nil && !slices.Contains(normalizers, *e.Normalize) {
-		return fmt.Errorf("%w: export.normalize must be one of %s, got %q", plan.ErrInvalidParams, strings.Join(normalizers, ", "), *e.Normalize)
-	}
-	return nil
-}
-
-// validateOptions checks option ranges before any byte of media is read.
-func validateOptions(o *jobs.Options) error {
-	if o.Preset != "" && !slices.Contains(presets, o.Preset) {
-		return fmt.Errorf("%w: preset must be one of %s, got %q", plan.ErrInvalidParams, strings.Join(presets, ", "), o.Preset)
-	}
-	if err := checkParams("params.", o.Params); err != nil {
-		return err
-	}
-	return checkExport(o.Export)
 }
 
 // sanitizeName reduces a client file name to a safe base name: percent
@@ -224,19 +164,13 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 	writeJSON(w, http.StatusOK, s.view(r, j))
 }
 
-// ListResponse is a page of GET /api/v1/jobs.
-type ListResponse struct {
-	Jobs       []JobView `json:"jobs"`
-	NextCursor *string   `json:"nextCursor"`
-}
-
 func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	q := r.URL.Query()
-	limit := jobs.MaxListLimit
+	limit := apiv1.MaxListLimit
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > jobs.MaxListLimit {
-			writeError(w, fmt.Errorf("%w: limit must be an integer from 1 to %d", ErrBadRequest, jobs.MaxListLimit))
+		if err != nil || n < 1 || n > apiv1.MaxListLimit {
+			writeError(w, fmt.Errorf("%w: limit must be an integer from 1 to %d", apiv1.ErrBadRequest, apiv1.MaxListLimit))
 			return
 		}
 		limit = n
@@ -246,7 +180,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		writeError(w, err)
 		return
 	}
-	resp := ListResponse{Jobs: make([]JobView, 0, len(js))}
+	resp := apiv1.JobList{Jobs: make([]apiv1.Job, 0, len(js))}
 	for _, j := range js {
 		resp.Jobs = append(resp.Jobs, s.view(r, j))
 	}
@@ -257,20 +191,12 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 }
 
 func (s *server) patch(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	var p jobs.PatchRequest
+	var p apiv1.Patch
 	if err := decodeJSON(io.LimitReader(r.Body, maxPatchBody), &p, "body"); err != nil {
 		writeError(w, err)
 		return
 	}
-	if p.Action != "" && p.Action != "export" && p.Action != "transcribe" {
-		writeError(w, fmt.Errorf("%w: action must be export or transcribe, got %q", plan.ErrInvalidParams, p.Action))
-		return
-	}
-	if err := checkParams("params.", p.Params); err != nil {
-		writeError(w, err)
-		return
-	}
-	if err := checkExport(p.Export); err != nil {
+	if err := jobs.CheckPatch(p); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -328,10 +254,9 @@ func serveDownload(w http.ResponseWriter, r *http.Request, id string, d *jobs.Do
 }
 
 func (s *server) timeline(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	kind := ps.ByName("kind")
-	f, ok := timelineFormats[kind]
-	if !ok {
-		writeError(w, fmt.Errorf("%w: %q (one of %s)", ErrTimelineNotFound, kind, strings.Join(TimelineKinds, ", ")))
+	kind := timeline.Kind(ps.ByName("kind"))
+	if !kind.Valid() {
+		writeError(w, fmt.Errorf("%w: %q (one of %s)", errUnknownTimelineKind, kind, kindList()))
 		return
 	}
 	o, err := timelineOptions(r.URL.Query())
@@ -339,96 +264,73 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request, ps httprouter.
 		writeError(w, err)
 		return
 	}
-	m, err := s.cfg.Service.Media(r.Context(), identity(r).Owner, ps.ByName("id"))
+	src, err := s.cfg.Service.TimelineSource(r.Context(), identity(r).Owner, ps.ByName("id"))
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	var buf bytes.Buffer // timelines are small (one entry per kept range)
-	if err := s.cfg.Timelines(&buf, kind, m, o); err != nil {
+	if err := s.cfg.Timelines(&buf, kind, src, o); err != nil {
 		writeError(w, fmt.Errorf("timeline %s: %w", kind, err))
 		return
 	}
-	base := strings.TrimSuffix(m.Info.Name, path.Ext(m.Info.Name))
+	base := strings.TrimSuffix(src.Info.Name, path.Ext(src.Info.Name))
 	if base == "" {
 		base = ps.ByName("id")
 	}
 	h := w.Header()
-	h.Set("Content-Type", f.contentType)
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": base + "-autocut" + f.ext}))
+	h.Set("Content-Type", kind.ContentType())
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": base + "-autocut" + kind.Ext()}))
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
 	_, _ = buf.WriteTo(w)
 }
 
-// timelineOptions parses mediaPath, rate ("25", "30000/1001", "29.97"),
-// fcpxmlVersion ("1.8".."1.13") and dropFrame.
+// timelineOptions parses mediaPath, rate (timeline.ParseRate),
+// fcpxmlVersion (one of timeline.FCPXMLVersions) and dropFrame.
 func timelineOptions(q url.Values) (TimelineOptions, error) {
 	var o TimelineOptions
 	o.MediaPath = q.Get("mediaPath")
 	if strings.ContainsFunc(o.MediaPath, unicode.IsControl) {
-		return o, fmt.Errorf("%w: mediaPath has control characters", ErrBadRequest)
+		return o, fmt.Errorf("%w: mediaPath has control characters", apiv1.ErrBadRequest)
 	}
 	if v := q.Get("rate"); v != "" {
-		r, err := parseRate(v)
+		r, err := timeline.ParseRate(v)
 		if err != nil {
-			return o, err
+			return o, fmt.Errorf("%w: rate must be a frame rate from %d to %d such as 25, 29.97 or 30000/1001, got %q",
+				apiv1.ErrBadRequest, timeline.MinRate, timeline.MaxRate, v)
 		}
 		o.Rate = r
 	}
 	if v := q.Get("fcpxmlVersion"); v != "" {
-		maj, min, ok := strings.Cut(v, ".")
-		mi, err := strconv.Atoi(min)
-		if !ok || maj != "1" || err != nil || mi < 8 || mi > 13 {
-			return o, fmt.Errorf("%w: fcpxmlVersion must be 1.8 to 1.13, got %q", ErrBadRequest, v)
+		if !slices.Contains(timeline.FCPXMLVersions(), v) {
+			return o, fmt.Errorf("%w: fcpxmlVersion must be one of %s, got %q", apiv1.ErrBadRequest, strings.Join(timeline.FCPXMLVersions(), ", "), v)
 		}
 		o.FCPXMLVersion = v
 	}
 	if v := q.Get("dropFrame"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return o, fmt.Errorf("%w: dropFrame must be true or false, got %q", ErrBadRequest, v)
+			return o, fmt.Errorf("%w: dropFrame must be true or false, got %q", apiv1.ErrBadRequest, v)
 		}
 		o.DropFrame = b
 	}
 	return o, nil
 }
 
-// parseRate reads a frame rate; common decimal NTSC rates map to their
-// exact rationals.
-func parseRate(v string) (dsp.Rational, error) {
-	bad := fmt.Errorf("%w: rate must be a frame rate such as 25, 29.97 or 30000/1001, got %q", ErrBadRequest, v)
-	if n, d, ok := strings.Cut(v, "/"); ok {
-		num, err1 := strconv.ParseInt(n, 10, 64)
-		den, err2 := strconv.ParseInt(d, 10, 64)
-		if err1 != nil || err2 != nil || num <= 0 || den <= 0 || float64(num)/float64(den) > 240 || float64(num)/float64(den) < 1 {
-			return dsp.Rational{}, bad
-		}
-		return dsp.Rational{Num: num, Den: den}, nil
+// kindList names the timeline kinds for messages.
+func kindList() string {
+	ks := timeline.Kinds()
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = string(k)
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(f >= 1 && f <= 240) {
-		return dsp.Rational{}, bad
-	}
-	for _, ntsc := range []int64{24, 30, 48, 60, 120} {
-		if math.Abs(f-float64(ntsc*1000)/1001) < 0.006 {
-			return dsp.Rational{Num: ntsc * 1000, Den: 1001}, nil
-		}
-	}
-	if f == math.Trunc(f) {
-		return dsp.Rational{Num: int64(f), Den: 1}, nil
-	}
-	return dsp.Rational{Num: int64(math.Round(f * 1000)), Den: 1000}, nil
-}
-
-// PreviewResponse is the answer of GET /api/v1/jobs/{id}/preview.
-type PreviewResponse struct {
-	Plan *plan.Plan `json:"plan"`
+	return strings.Join(names, ", ")
 }
 
 func (s *server) preview(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	q := r.URL.Query()
-	var p jobs.ParamsInput
+	var p apiv1.ParamsInput
 	for _, f := range []struct {
 		name string
 		dst  **float64
@@ -442,7 +344,7 @@ func (s *server) preview(w http.ResponseWriter, r *http.Request, ps httprouter.P
 			*f.dst = &x
 		}
 	}
-	if err := checkParams("", &p); err != nil {
+	if err := jobs.CheckParams(&p); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -451,20 +353,7 @@ func (s *server) preview(w http.ResponseWriter, r *http.Request, ps httprouter.P
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PreviewResponse{Plan: pl})
-}
-
-// EnvelopeResponse is the answer of GET /api/v1/jobs/{id}/envelope: levels
-// in dBFS (floored at FloorDb), one per FrameSec seconds, and the levels
-// the analysis measured on the whole file: its background (noise floor),
-// its speech and the automatic silence threshold between them.
-type EnvelopeResponse struct {
-	FrameSec      float64   `json:"frameSec"`
-	FloorDb       float64   `json:"floorDb"`
-	Levels        []float64 `json:"levels"`
-	NoiseFloorDb  float64   `json:"noiseFloorDb"`
-	SpeechLevelDb float64   `json:"speechLevelDb"`
-	ThresholdDb   float64   `json:"thresholdDb"`
+	writeJSON(w, http.StatusOK, apiv1.Preview{Plan: pl})
 }
 
 // envelopeFloorDb replaces silence (-Inf) and anything quieter, so the
@@ -476,7 +365,7 @@ func (s *server) envelope(w http.ResponseWriter, r *http.Request, ps httprouter.
 	if v := r.URL.Query().Get("points"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 10 || n > 20000 {
-			writeError(w, fmt.Errorf("%w: points must be an integer from 10 to 20000, got %q", ErrBadRequest, v))
+			writeError(w, fmt.Errorf("%w: points must be an integer from 10 to 20000, got %q", apiv1.ErrBadRequest, v))
 			return
 		}
 		points = n
@@ -493,7 +382,7 @@ func (s *server) envelope(w http.ResponseWriter, r *http.Request, ps httprouter.
 		}
 		return v
 	}
-	out := EnvelopeResponse{FrameSec: env.FrameSec, FloorDb: envelopeFloorDb, Levels: make([]float64, len(env.Levels)),
+	out := apiv1.Envelope{FrameSec: env.FrameSec, FloorDb: envelopeFloorDb, Levels: make([]float64, len(env.Levels)),
 		NoiseFloorDb: level(env.NoiseFloorDb), SpeechLevelDb: level(env.SpeechLevelDb), ThresholdDb: level(env.ThresholdDb)}
 	for i, l := range env.Levels {
 		out.Levels[i] = level(float64(l))

@@ -18,9 +18,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/timeline"
 	"github.com/autocut-dev/autocut/transcribe"
 )
 
@@ -45,7 +47,7 @@ func newTestEnv(t testing.TB, mutate func(*Config)) *testEnv {
 	fake := newFake()
 	logs := &bytes.Buffer{}
 	cfg := Config{Service: fake, Keys: keys, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
-		Timelines: func(w io.Writer, kind string, m *jobs.Media, o TimelineOptions) error {
+		Timelines: func(w io.Writer, kind timeline.Kind, m *jobs.TimelineSource, o TimelineOptions) error {
 			_, err := fmt.Fprintf(w, "%s keep=%v rate=%s v=%s df=%v media=%s", kind, m.Plan.Keep, o.Rate, o.FCPXMLVersion, o.DropFrame, o.MediaPath)
 			return err
 		}}
@@ -83,22 +85,22 @@ func (e *testEnv) call(t testing.TB, method, path, key string, body io.Reader, h
 }
 
 // upload creates a job with Form B.
-func (e *testEnv) upload(t testing.TB, key, name string, data string) JobView {
+func (e *testEnv) upload(t testing.TB, key, name string, data string) apiv1.Job {
 	t.Helper()
 	resp, b := e.call(t, "POST", "/api/v1/jobs", key, strings.NewReader(data), map[string]string{"X-Filename": name})
 	if resp.StatusCode != 202 {
 		t.Fatalf("upload: %d %s", resp.StatusCode, b)
 	}
-	var v JobView
+	var v apiv1.Job
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
-func decodeErr(t testing.TB, b []byte) errorBody {
+func decodeErr(t testing.TB, b []byte) apiv1.ErrorBody {
 	t.Helper()
-	var e errorBody
+	var e apiv1.ErrorBody
 	if err := json.Unmarshal(b, &e); err != nil || e.Error == "" || e.Code == "" {
 		t.Fatalf("not a JSON error body (%v): %s", err, b)
 	}
@@ -108,7 +110,16 @@ func decodeErr(t testing.TB, b []byte) errorBody {
 // TestErrorStatuses drives every status of the spec's error table (and the
 // adapter's own) through the real router and middleware.
 func TestErrorStatuses(t *testing.T) {
-	e := newTestEnv(t, func(c *Config) { c.MaxUploadBytes = 1000 })
+	e := newTestEnv(t, func(c *Config) {
+		c.MaxUploadBytes = 1000
+		c.Ready = func(context.Context) error { return errors.New("database: connection refused") }
+		c.AllowPrivateURLs = true
+		c.Timelines = func(w io.Writer, kind timeline.Kind, m *jobs.TimelineSource, o TimelineOptions) error {
+			return fmt.Errorf("%w: this plan needs 1200", timeline.ErrTooManyEvents)
+		}
+	})
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // nothing listens there any more
 	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
 	other := e.upload(t, proKey2, "b.wav", "RIFFdata").ID
 	tests := []struct {
@@ -119,7 +130,7 @@ func TestErrorStatuses(t *testing.T) {
 		body       string
 		hdr        map[string]string
 		wantStatus int
-		wantCode   string
+		wantCode   apiv1.ErrorCode
 	}{
 		{"401 missing key", nil, "GET", "/api/v1/jobs/" + id, "", "", nil, 401, "unauthorized"},
 		{"401 invalid key", nil, "GET", "/api/v1/jobs/" + id, "nope", "", nil, 401, "unauthorized"},
@@ -132,14 +143,14 @@ func TestErrorStatuses(t *testing.T) {
 		{"404 other key's job", nil, "GET", "/api/v1/jobs/" + other, proKey, "", nil, 404, "not_found"},
 		{"404 other key's download", nil, "GET", "/api/v1/jobs/" + other + "/download", proKey, "", nil, 404, "not_found"},
 		{"404 other key's delete", nil, "DELETE", "/api/v1/jobs/" + other, proKey, "", nil, 404, "not_found"},
-		{"404 expired output", map[string]error{"OpenOutput": fmt.Errorf("wrapped: %w", jobs.ErrExpired)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 404, "output_expired"},
+		{"404 expired output", map[string]error{"OpenOutput": fmt.Errorf("wrapped: %w", apiv1.ErrOutputExpired)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 404, "output_expired"},
 		{"404 unknown timeline kind", nil, "GET", "/api/v1/jobs/" + id + "/timelines/aaf", proKey, "", nil, 404, "not_found"},
 		{"404 route", nil, "GET", "/api/v2/jobs", proKey, "", nil, 404, "route_not_found"},
 		{"405 method", nil, "PUT", "/api/v1/jobs/" + id, proKey, "", nil, 405, "method_not_allowed"},
-		{"409 patch while processing", map[string]error{"Update": fmt.Errorf("%w: busy", jobs.ErrConflict)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 409, "processing"},
-		{"409 timeline before plan", map[string]error{"Media": jobs.ErrConflict}, "GET", "/api/v1/jobs/" + id + "/timelines/csv", proKey, "", nil, 409, "processing"},
+		{"409 patch while processing", map[string]error{"Update": fmt.Errorf("%w: busy", apiv1.ErrProcessing)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 409, "processing"},
+		{"409 timeline before plan", map[string]error{"TimelineSource": apiv1.ErrProcessing}, "GET", "/api/v1/jobs/" + id + "/timelines/csv", proKey, "", nil, 409, "processing"},
 		{"413 declared length", nil, "POST", "/api/v1/jobs", proKey, strings.Repeat("x", 1001), nil, 413, "file_too_large"},
-		{"413 from service", map[string]error{"Create": jobs.ErrTooLarge}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 413, "file_too_large"},
+		{"413 from service", map[string]error{"Create": apiv1.ErrFileTooLarge}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 413, "file_too_large"},
 		{"415 sniffed", nil, "POST", "/api/v1/jobs", proKey, "NOTMEDIA at all", map[string]string{"X-Filename": "x.wav"}, 415, "unsupported_format"},
 		{"422 nothing to keep", map[string]error{"Update": fmt.Errorf("%w: all silence", plan.ErrNothingToKeep)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 422, "nothing_to_keep"},
 		{"422 too long", map[string]error{"Create": fmt.Errorf("%w: 4h", dsp.ErrTooLong)}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 422, "too_long"},
@@ -150,6 +161,11 @@ func TestErrorStatuses(t *testing.T) {
 		{"400 bad list limit", nil, "GET", "/api/v1/jobs?limit=51", proKey, "", nil, 400, "bad_request"},
 		{"500 internal", map[string]error{"Get": errors.New("disk on fire: /secret/path")}, "GET", "/api/v1/jobs/" + id, proKey, "", nil, 500, "internal"},
 		{"500 panic", nil, "GET", "/api/v1/jobs/panic", proKey, "", nil, 500, "internal"},
+		{"400 url scheme", nil, "POST", "/api/v1/jobs", proKey, `{"url":"ftp://example.com/a.wav"}`, map[string]string{"Content-Type": "application/json"}, 400, "url_refused"},
+		{"422 url unreachable", nil, "POST", "/api/v1/jobs", proKey, `{"url":"` + closed.URL + `/a.wav"}`, map[string]string{"Content-Type": "application/json"}, 422, "url_unreachable"},
+		{"404 original expired", map[string]error{"Update": fmt.Errorf("%w: upload it again", apiv1.ErrOriginalExpired)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 404, "original_expired"},
+		{"422 too many EDL events", nil, "GET", "/api/v1/jobs/" + id + "/timelines/edl", proKey, "", nil, 422, "too_many_events"},
+		{"503 not ready", nil, "GET", "/readyz", "", "", nil, 503, "not_ready"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,6 +196,17 @@ func TestErrorStatuses(t *testing.T) {
 	if !strings.Contains(e.logs.String(), `"panic":"fake panic"`) {
 		t.Error("panic not logged")
 	}
+	// Every code an answer can carry (apiv1's table, the OpenAPI enum) is
+	// answered by some request above: none is documented and dead.
+	seen := map[apiv1.ErrorCode]bool{}
+	for _, tc := range tests {
+		seen[tc.wantCode] = true
+	}
+	for _, c := range apiv1.Codes(apiv1.InResponse) {
+		if !seen[c] {
+			t.Errorf("no request answers %s", c)
+		}
+	}
 }
 
 // TestOptionsErrors checks that bad X-Options and Form A bodies answer 400
@@ -188,7 +215,7 @@ func TestOptionsErrors(t *testing.T) {
 	e := newTestEnv(t, nil)
 	tests := []struct {
 		name, opts string
-		wantCode   string
+		wantCode   apiv1.ErrorCode
 		wantInMsg  string
 	}{
 		{"syntax", `{"preset":`, "bad_request", "X-Options"},
@@ -331,12 +358,12 @@ func TestJobView(t *testing.T) {
 	// Finish the job in the fake: output, plan, failure error.
 	e.fake.mu.Lock()
 	j := e.fake.jobs[id]
-	j.Status, j.Progress = jobs.StatusDone, 100
-	j.Output = &jobs.Output{Format: "mp3", Duration: 1.5, Name: "passwd-autocut.mp3"}
-	j.Plan = &plan.Plan{Keep: []dsp.Range{{Start: 0, End: 1.5}}, Stats: plan.Stats{OriginalSec: 2, FinalSec: 1.5}}
+	j.Status, j.Progress = apiv1.StatusDone, 100
+	j.Output = &apiv1.Output{Format: "mp3", Duration: 1.5, Name: "passwd-autocut.mp3"}
+	j.Plan = &apiv1.Plan{Keep: []apiv1.Range{{Start: 0, End: 1.5}}, Stats: apiv1.Stats{OriginalSec: 2, FinalSec: 1.5}}
 	e.fake.mu.Unlock()
 	_, b = e.call(t, "GET", "/api/v1/jobs/"+id, proKey, nil, map[string]string{"X-Forwarded-Proto": "https"})
-	var v JobView
+	var v apiv1.Job
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +371,7 @@ func TestJobView(t *testing.T) {
 	if v.Output.URL != base+"/download" {
 		t.Errorf("output.url %q", v.Output.URL)
 	}
-	wantTL := &Timelines{FCPXML: base + "/timelines/fcpxml", Premiere: base + "/timelines/premiere", EDL: base + "/timelines/edl", OTIO: base + "/timelines/otio", CSV: base + "/timelines/csv"}
+	wantTL := &apiv1.Timelines{FCPXML: base + "/timelines/fcpxml", Premiere: base + "/timelines/premiere", EDL: base + "/timelines/edl", OTIO: base + "/timelines/otio", CSV: base + "/timelines/csv"}
 	if d := cmp.Diff(wantTL, v.Timelines); d != "" {
 		t.Errorf("timelines (-want +got):\n%s", d)
 	}
@@ -352,9 +379,9 @@ func TestJobView(t *testing.T) {
 	e2 := newTestEnv(t, func(c *Config) { c.BaseURL = "https://api.example.com/" })
 	v2 := e2.upload(t, proKey, "x.wav", "RIFF")
 	e2.fake.mu.Lock()
-	e2.fake.jobs[v2.ID].Output = &jobs.Output{Name: "x-autocut.mp3"}
-	e2.fake.jobs[v2.ID].Status = jobs.StatusFailed
-	e2.fake.jobs[v2.ID].Error = &jobs.JobError{Code: "nothing_to_keep", Message: "all silence"}
+	e2.fake.jobs[v2.ID].Output = &apiv1.Output{Name: "x-autocut.mp3"}
+	e2.fake.jobs[v2.ID].Status = apiv1.StatusFailed
+	e2.fake.jobs[v2.ID].Error = &apiv1.JobError{Code: "nothing_to_keep", Message: "all silence"}
 	e2.fake.mu.Unlock()
 	_, b = e2.call(t, "GET", "/api/v1/jobs/"+v2.ID, proKey, nil, nil)
 	if !strings.Contains(string(b), `"url":"https://api.example.com/api/v1/jobs/`+v2.ID+`/download"`) ||
@@ -436,9 +463,9 @@ func TestOriginal(t *testing.T) {
 		t.Errorf("another key: %d", resp.StatusCode)
 	}
 	e.fake.mu.Lock()
-	e.fake.errs = map[string]error{"OpenOriginal": jobs.ErrExpired}
+	e.fake.errs = map[string]error{"OpenOriginal": apiv1.ErrOriginalExpired}
 	e.fake.mu.Unlock()
-	if resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/original", proKey, nil, nil); resp.StatusCode != 404 || !strings.Contains(string(b), "output_expired") {
+	if resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/original", proKey, nil, nil); resp.StatusCode != 404 || !strings.Contains(string(b), "original_expired") {
 		t.Errorf("expired: %d %s", resp.StatusCode, b)
 	}
 }
@@ -482,8 +509,8 @@ func TestListPatchDelete(t *testing.T) {
 	for {
 		_, b := e.call(t, "GET", "/api/v1/jobs?limit=3&cursor="+cursor, proKey, nil, nil)
 		var page struct {
-			Jobs       []JobView `json:"jobs"`
-			NextCursor *string   `json:"nextCursor"`
+			Jobs       []apiv1.Job `json:"jobs"`
+			NextCursor *string     `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(b, &page); err != nil {
 			t.Fatal(err)
@@ -531,7 +558,7 @@ func TestPreviewEnvelope(t *testing.T) {
 	e := newTestEnv(t, nil)
 	id := e.upload(t, proKey, "a.wav", "RIFF").ID
 	_, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/preview?thresholdDb=-33.5", proKey, nil, nil)
-	var p PreviewResponse
+	var p apiv1.Preview
 	if err := json.Unmarshal(b, &p); err != nil || p.Plan == nil || p.Plan.ThresholdDb != -33.5 {
 		t.Errorf("preview: %v %s", err, b)
 	}
@@ -613,7 +640,7 @@ func TestPatchCuts(t *testing.T) {
 	e.fake.mu.Lock()
 	p := e.fake.lastPatch
 	e.fake.mu.Unlock()
-	if p.Cuts == nil || len(*p.Cuts) != 5000 || (*p.Cuts)[4999] != (dsp.Range{Start: 9998.5, End: 9999.25}) || p.Action != "export" {
+	if p.Cuts == nil || len(*p.Cuts) != 5000 || (*p.Cuts)[4999] != (apiv1.Range{Start: 9998.5, End: 9999.25}) || p.Action != "export" {
 		t.Errorf("patch reached the service as %+v", p.Action)
 	}
 	for _, bad := range []string{`{"cuts":[{"start":"1","end":2}]}`, `{"cuts":{"start":1}}`, `{"cuts":[{"start":1,"end":2,"why":"x"}]}`} {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -60,12 +61,12 @@ func TestRealMediaEndToEnd(t *testing.T) {
 		t.Run(tc.format, func(t *testing.T) {
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(tc.body)),
 				map[string]string{"X-Filename": tc.name, "X-Options": fmt.Sprintf(`{"preset":"youtube","export":{"format":%q}}`, tc.format)})
-			var v JobView
+			var v apiv1.Job
 			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
 				t.Fatalf("create: %d %s", resp.StatusCode, b)
 			}
 			v, b = waitDone(t, e, v, 2*time.Minute)
-			if v.Status != jobs.StatusDone || v.Output == nil || v.Plan == nil {
+			if v.Status != apiv1.StatusDone || v.Output == nil || v.Plan == nil {
 				t.Fatalf("job: %s", b)
 			}
 			if v.Output.Format != tc.container || !strings.HasSuffix(v.Output.Name, "-autocut."+map[string]string{"mp3": "mp3", "wav": "wav", "m4a": "m4a", "mp4": "mp4"}[tc.container]) {
@@ -108,10 +109,10 @@ func TestRealMediaEndToEnd(t *testing.T) {
 	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(audio)),
 		map[string]string{"X-Filename": "talk.wav", "X-Options": `{"export":{"format":"mp4"}}`})
 	if resp.StatusCode == 202 {
-		var v JobView
+		var v apiv1.Job
 		json.Unmarshal(b, &v)
 		v, b = waitDone(t, e, v, time.Minute)
-		if v.Status != jobs.StatusFailed || v.Error == nil {
+		if v.Status != apiv1.StatusFailed || v.Error == nil {
 			t.Errorf("mp4 from audio: %s", b)
 		}
 	} else if resp.StatusCode != 400 {
@@ -143,12 +144,12 @@ func TestRealTranscriptionCutsFillers(t *testing.T) {
 	body, _ := os.ReadFile(speech)
 	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)),
 		map[string]string{"X-Filename": "talk.wav", "X-Options": `{"transcribe":true,"export":{"format":"wav"}}`})
-	var v JobView
+	var v apiv1.Job
 	if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
 		t.Fatalf("create: %d %s", resp.StatusCode, b)
 	}
 	v, b = waitDone(t, e, v, 2*time.Minute)
-	if v.Status != jobs.StatusDone || v.Plan == nil || v.Transcript == nil {
+	if v.Status != apiv1.StatusDone || v.Plan == nil || v.Transcript == nil {
 		t.Fatalf("job: %s", b)
 	}
 	fillers := 0
@@ -165,14 +166,14 @@ func TestRealTranscriptionCutsFillers(t *testing.T) {
 
 // waitDone polls a job (real media takes seconds) until done or failed,
 // returning its last view and body.
-func waitDone(t *testing.T, e *testEnv, v JobView, limit time.Duration) (JobView, []byte) {
+func waitDone(t *testing.T, e *testEnv, v apiv1.Job, limit time.Duration) (apiv1.Job, []byte) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	var b []byte
 	for !isDone(v) && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 		_, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID, proKey, nil, nil)
-		v = JobView{}
+		v = apiv1.Job{}
 		if err := json.Unmarshal(b, &v); err != nil {
 			t.Fatalf("job %s: %v %s", v.ID, err, b)
 		}

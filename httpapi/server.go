@@ -19,8 +19,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/timeline"
 )
 
 // DefaultMaxUploadBytes is the input size limit (spec Limits: 4 GB).
@@ -34,9 +36,9 @@ type TimelineOptions struct {
 	DropFrame     bool         // drop-frame timecode for 29.97/59.94
 }
 
-// TimelineWriter writes the timeline of kind ("fcpxml", "premiere", "edl",
-// "otio", "csv") for a finished job's media.
-type TimelineWriter func(w io.Writer, kind string, m *jobs.Media, o TimelineOptions) error
+// TimelineWriter writes the timeline of kind (one of timeline.Kinds) for
+// a job whose plan exists.
+type TimelineWriter func(w io.Writer, kind timeline.Kind, src *jobs.TimelineSource, o TimelineOptions) error
 
 // Config configures the handler returned by New.
 type Config struct {
@@ -126,10 +128,10 @@ func New(cfg Config) http.Handler {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		writeError(w, fmt.Errorf("%w: %s", ErrRouteNotFound, req.URL.Path))
+		writeError(w, fmt.Errorf("%w: %s", apiv1.ErrRouteNotFound, req.URL.Path))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		writeError(w, fmt.Errorf("%w: %s %s (allowed: %s)", ErrMethodNotAllowed, req.Method, req.URL.Path, w.Header().Get("Allow")))
+		writeError(w, fmt.Errorf("%w: %s %s (allowed: %s)", apiv1.ErrMethodNotAllowed, req.Method, req.URL.Path, w.Header().Get("Allow")))
 	})
 	r.PanicHandler = nil // recovery is the outer middleware, so it also covers NotFound handlers
 
@@ -189,17 +191,17 @@ func (s *server) authenticate(r *http.Request) (Identity, error) {
 	h := r.Header.Get("Authorization")
 	scheme, key, ok := strings.Cut(h, " ")
 	if h == "" {
-		return Identity{}, fmt.Errorf("%w: send Authorization: Bearer <API key>", ErrUnauthorized)
+		return Identity{}, fmt.Errorf("%w: send Authorization: Bearer <API key>", apiv1.ErrUnauthorized)
 	}
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
-		return Identity{}, fmt.Errorf("%w: the Authorization header must be Bearer <API key>", ErrUnauthorized)
+		return Identity{}, fmt.Errorf("%w: the Authorization header must be Bearer <API key>", apiv1.ErrUnauthorized)
 	}
 	id, found := s.cfg.Keys.Lookup(strings.TrimSpace(key))
 	if !found {
-		return Identity{}, fmt.Errorf("%w: unknown API key", ErrUnauthorized)
+		return Identity{}, fmt.Errorf("%w: unknown API key", apiv1.ErrUnauthorized)
 	}
-	if id.Plan != PlanPro {
-		return Identity{}, fmt.Errorf("%w: the API needs the Pro plan", ErrPlanRequired)
+	if id.Tier != TierPro {
+		return Identity{}, fmt.Errorf("%w: the API needs the Pro plan", apiv1.ErrProPlanRequired)
 	}
 	return id, nil
 }
@@ -306,7 +308,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
 		if err := s.cfg.Ready(ctx); err != nil {
-			writeError(w, fmt.Errorf("%w: %v", ErrNotReady, err))
+			writeError(w, fmt.Errorf("%w: %v", apiv1.ErrNotReady, err))
 			return
 		}
 	}

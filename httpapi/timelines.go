@@ -9,8 +9,8 @@ import (
 
 // WriteTimeline is the default TimelineWriter: the timeline package's writers
 // over the job's plan and input.
-func WriteTimeline(w io.Writer, kind string, m *jobs.Media, o TimelineOptions) error {
-	media := timeline.MediaFromInfo(m.Info, o.MediaPath)
-	return timeline.Write(w, timeline.Kind(kind), m.Plan.Keep, media,
+func WriteTimeline(w io.Writer, kind timeline.Kind, src *jobs.TimelineSource, o TimelineOptions) error {
+	media := timeline.MediaFromInfo(src.Info, o.MediaPath)
+	return timeline.Write(w, kind, src.Plan.Keep, media,
 		timeline.Options{Rate: o.Rate, FCPXMLVersion: o.FCPXMLVersion, DropFrame: o.DropFrame})
 }

@@ -4,37 +4,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/timeline"
 )
-
-// TimelineKinds are the timeline exports, in the order of the job's
-// timelines object.
-var TimelineKinds = []string{"fcpxml", "premiere", "edl", "otio", "csv"}
-
-// timelineFormats gives each kind's file extension and content type.
-var timelineFormats = map[string]struct{ ext, contentType string }{
-	"fcpxml":   {".fcpxml", "application/xml; charset=utf-8"},
-	"premiere": {".xml", "application/xml; charset=utf-8"},
-	"edl":      {".edl", "text/plain; charset=utf-8"},
-	"otio":     {".otio", "application/json"},
-	"csv":      {".csv", "text/csv; charset=utf-8"},
-}
-
-// Timelines are the timeline URLs of a job.
-type Timelines struct {
-	FCPXML   string `json:"fcpxml"`
-	Premiere string `json:"premiere"`
-	EDL      string `json:"edl"`
-	OTIO     string `json:"otio"`
-	CSV      string `json:"csv"`
-}
-
-// JobView is a job as the API returns it: the job record with absolute
-// output and timeline URLs. Timelines is null until a plan exists.
-type JobView struct {
-	*jobs.Job
-	Timelines *Timelines `json:"timelines"`
-}
 
 // baseURL is the absolute prefix of response URLs.
 func (s *server) baseURL(r *http.Request) string {
@@ -54,8 +26,9 @@ func (s *server) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// view makes the response form of j without changing j.
-func (s *server) view(r *http.Request, j *jobs.Job) JobView {
+// view makes the response form of j without changing j: absolute output
+// and timeline URLs, and the effective threshold.
+func (s *server) view(r *http.Request, j *apiv1.Job) apiv1.Job {
 	c := *j
 	base := s.baseURL(r) + "/api/v1/jobs/" + j.ID
 	if j.Output != nil {
@@ -69,10 +42,11 @@ func (s *server) view(r *http.Request, j *jobs.Job) JobView {
 		th := j.Plan.ThresholdDb
 		c.Params.ThresholdDb = &th
 	}
-	v := JobView{Job: &c}
+	c.Timelines = nil
 	if j.Plan != nil {
 		t := base + "/timelines/"
-		v.Timelines = &Timelines{FCPXML: t + "fcpxml", Premiere: t + "premiere", EDL: t + "edl", OTIO: t + "otio", CSV: t + "csv"}
+		c.Timelines = &apiv1.Timelines{FCPXML: t + string(timeline.FCPXML), Premiere: t + string(timeline.Premiere),
+			EDL: t + string(timeline.EDL), OTIO: t + string(timeline.OTIO), CSV: t + string(timeline.CSV)}
 	}
-	return v
+	return c
 }

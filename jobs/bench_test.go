@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/autocut-dev/autocut/apiv1"
 )
 
 // previewEngine is the engine the Preview benchmark plans with; the real
@@ -19,7 +21,7 @@ func benchJob(b *testing.B, eng Engine, sec float64) (*Manager, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = m.Stop(context.Background()) })
-	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "long.wav", Options: Options{AutoExport: ptr(false)}}, fakeMedia(sec))
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "long.wav", Options: apiv1.Options{AutoExport: ptr(false)}}, fakeMedia(sec))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -28,10 +30,10 @@ func benchJob(b *testing.B, eng Engine, sec float64) (*Manager, string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if j.Status == StatusDone {
+		if j.Status == apiv1.StatusDone {
 			break
 		}
-		if j.Status == StatusFailed {
+		if j.Status == apiv1.StatusFailed {
 			b.Fatalf("job failed: %+v", j.Error)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -58,7 +60,7 @@ func BenchmarkPreview1h(b *testing.B) {
 				if cold {
 					m.cache.drop(rec.AnalysisKey)
 				}
-				if _, err := m.Preview(ctx, "o", id, ParamsInput{ThresholdDb: ptr(-35.0)}); err != nil {
+				if _, err := m.Preview(ctx, "o", id, apiv1.ParamsInput{ThresholdDb: ptr(-35.0)}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/plan"
 )
 
@@ -24,24 +25,24 @@ func TestFlowExplicitCuts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := isStatus(StatusDone)
+	done := isStatus(apiv1.StatusDone)
 	j = waitJob(t, m, "o", j.ID, 10*time.Second, done)
 	detected := j.Plan.Cuts
 	if len(detected) != 5 {
 		t.Fatalf("detected %+v", detected)
 	}
-	cuts := []plan.Range{{Start: 1, End: 2}, {Start: 2.5, End: 2.75}, {Start: 5, End: 6}, {Start: 9.5, End: 10}}
-	j, err = m.Update(ctx, "o", j.ID, PatchRequest{Cuts: &cuts, Action: "export"})
+	cuts := []apiv1.Range{{Start: 1, End: 2}, {Start: 2.5, End: 2.75}, {Start: 5, End: 6}, {Start: 9.5, End: 10}}
+	j, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &cuts, Action: "export"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	j = waitJob(t, m, "o", j.ID, 10*time.Second, done)
-	want := []plan.Cut{{Start: 1, End: 2, Reason: plan.ReasonSilence}, {Start: 2.5, End: 2.75, Reason: ReasonManual},
+	want := []apiv1.Cut{{Start: 1, End: 2, Reason: plan.ReasonSilence}, {Start: 2.5, End: 2.75, Reason: ReasonManual},
 		{Start: 5, End: 6, Reason: plan.ReasonSilence}, {Start: 9.5, End: 10, Reason: ReasonManual}}
 	if diff := cmp.Diff(want, j.Plan.Cuts); diff != "" {
 		t.Errorf("plan cuts (-want +got):\n%s", diff)
 	}
-	wantKeep := []plan.Range{{Start: 0, End: 1}, {Start: 2, End: 2.5}, {Start: 2.75, End: 5}, {Start: 6, End: 9.5}}
+	wantKeep := []apiv1.Range{{Start: 0, End: 1}, {Start: 2, End: 2.5}, {Start: 2.75, End: 5}, {Start: 6, End: 9.5}}
 	if diff := cmp.Diff(wantKeep, j.Plan.Keep); diff != "" {
 		t.Errorf("plan keeps (-want +got):\n%s", diff)
 	}
@@ -55,7 +56,7 @@ func TestFlowExplicitCuts(t *testing.T) {
 
 	// export only: the list stays.
 	wav := "wav"
-	j, err = m.Update(ctx, "o", j.ID, PatchRequest{Export: &ExportInput{Format: &wav}, Action: "export"})
+	j, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Export: &apiv1.ExportInput{Format: &wav}, Action: "export"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,30 +68,30 @@ func TestFlowExplicitCuts(t *testing.T) {
 	// refused lists change nothing.
 	for _, c := range []struct {
 		name string
-		cuts []plan.Range
+		cuts []apiv1.Range
 		err  error
 	}{
-		{"unsorted", []plan.Range{{Start: 5, End: 6}, {Start: 1, End: 2}}, plan.ErrInvalidParams},
-		{"overlapping", []plan.Range{{Start: 1, End: 3}, {Start: 2, End: 4}}, plan.ErrInvalidParams},
-		{"past the end", []plan.Range{{Start: 9, End: 10.5}}, plan.ErrInvalidParams},
-		{"before the start", []plan.Range{{Start: -1, End: 1}}, plan.ErrInvalidParams},
-		{"empty cut", []plan.Range{{Start: 2, End: 2}}, plan.ErrInvalidParams},
-		{"everything", []plan.Range{{Start: 0, End: 4}, {Start: 4, End: 10}}, plan.ErrNothingToKeep},
+		{"unsorted", []apiv1.Range{{Start: 5, End: 6}, {Start: 1, End: 2}}, plan.ErrInvalidParams},
+		{"overlapping", []apiv1.Range{{Start: 1, End: 3}, {Start: 2, End: 4}}, plan.ErrInvalidParams},
+		{"past the end", []apiv1.Range{{Start: 9, End: 10.5}}, plan.ErrInvalidParams},
+		{"before the start", []apiv1.Range{{Start: -1, End: 1}}, plan.ErrInvalidParams},
+		{"empty cut", []apiv1.Range{{Start: 2, End: 2}}, plan.ErrInvalidParams},
+		{"everything", []apiv1.Range{{Start: 0, End: 4}, {Start: 4, End: 10}}, plan.ErrNothingToKeep},
 	} {
-		if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Cuts: &c.cuts, Action: "export"}); !errors.Is(err, c.err) {
+		if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &c.cuts, Action: "export"}); !errors.Is(err, c.err) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.err)
 		}
 	}
-	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Cuts: &cuts, Action: "transcribe"}); !errors.Is(err, plan.ErrInvalidParams) {
+	if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &cuts, Action: "transcribe"}); !errors.Is(err, plan.ErrInvalidParams) {
 		t.Errorf("cuts with transcribe: %v", err)
 	}
-	if j2, _ := m.Get(ctx, "o", j.ID); j2.Status != StatusDone || cmp.Diff(want, j2.Plan.Cuts) != "" {
+	if j2, _ := m.Get(ctx, "o", j.ID); j2.Status != apiv1.StatusDone || cmp.Diff(want, j2.Plan.Cuts) != "" {
 		t.Errorf("a refused PATCH changed the job: %+v", j2.Plan.Cuts)
 	}
 
 	// an empty list keeps everything.
-	none := []plan.Range{}
-	j, err = m.Update(ctx, "o", j.ID, PatchRequest{Cuts: &none, Action: "export"})
+	none := []apiv1.Range{}
+	j, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &none, Action: "export"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestFlowExplicitCuts(t *testing.T) {
 	}
 
 	// params: planned from the detection again.
-	j, err = m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{MinSilenceSec: ptr(0.6)}, Action: "export"})
+	j, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Params: &apiv1.ParamsInput{MinSilenceSec: ptr(0.6)}, Action: "export"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 )
@@ -21,11 +22,11 @@ type Engine interface {
 	Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.Plan, error)
 	// Preset returns a preset's params and export defaults ("" is the default
 	// preset; plan.ErrInvalidParams for an unknown name).
-	Preset(name string) (plan.Params, Export, error)
+	Preset(name string) (plan.Params, apiv1.Export, error)
 	// Validate checks params (plan.ErrInvalidParams naming the field).
 	Validate(p plan.Params) error
 	// Render writes the cut file for plan p to out.
-	Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e Export, out string, progress dsp.Progress) (*Rendered, error)
+	Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error)
 	// OutputName is the rendered file's name for an input name and export format.
 	OutputName(inputName, format string) string
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcode"
@@ -42,17 +43,17 @@ func (libEngine) Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.P
 	return plan.Make(a, p, extra)
 }
 
-func (libEngine) Preset(name string) (plan.Params, Export, error) {
+func (libEngine) Preset(name string) (plan.Params, apiv1.Export, error) {
 	pr, err := plan.LookupPreset(name)
 	if err != nil {
-		return plan.Params{}, Export{}, err
+		return plan.Params{}, apiv1.Export{}, err
 	}
-	return pr.Params, Export{Format: "mp3", Normalize: pr.Normalize, Denoise: pr.Denoise, Rumble: pr.Rumble, CutFillers: true}, nil
+	return pr.Params, apiv1.Export{Format: transcode.DefaultFormat, Normalize: pr.Normalize, Denoise: pr.Denoise, Rumble: pr.Rumble, CutFillers: true}, nil
 }
 
 func (libEngine) Validate(p plan.Params) error { return p.Validate() }
 
-func (libEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e Export, out string, progress dsp.Progress) (*Rendered, error) {
+func (libEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error) {
 	r, err := transcode.Render(ctx, path, a, p, transcode.Options{Format: e.Format, Normalize: e.Normalize, Denoise: e.Denoise, Rumble: e.Rumble}, out, progress)
 	if err != nil {
 		return nil, err

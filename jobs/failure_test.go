@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcribe"
@@ -25,20 +27,20 @@ func TestCreateRefusals(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name  string
-		opts  Options
+		opts  apiv1.Options
 		media string
 		want  error
 	}{
-		{"not media", Options{}, "<html>hello</html>", dsp.ErrUnsupportedFormat},
-		{"empty", Options{}, "", dsp.ErrUnsupportedFormat},
-		{"too large", Options{}, "RIFF 3 " + strings.Repeat("x", 2000), ErrTooLarge},
-		{"exactly the limit", Options{}, "RIFF 3 " + strings.Repeat("x", 993), nil},
-		{"bad format", Options{Export: &ExportInput{Format: ptr("ogg")}}, "RIFF 3", plan.ErrInvalidParams},
-		{"bad normalize", Options{Export: &ExportInput{Normalize: ptr("loud")}}, "RIFF 3", plan.ErrInvalidParams},
-		{"mp4 for audio", Options{Export: &ExportInput{Format: ptr("mp4")}}, "RIFF 3", plan.ErrInvalidParams},
-		{"bad param", Options{Params: &ParamsInput{MinSilenceSec: ptr(0.0)}}, "RIFF 3", plan.ErrInvalidParams},
-		{"unknown preset", Options{Preset: "loud"}, "RIFF 3", plan.ErrInvalidParams},
-		{"transcribe without engine", Options{Transcribe: ptr(true)}, "RIFF 3", transcribe.ErrUnavailable},
+		{"not media", apiv1.Options{}, "<html>hello</html>", dsp.ErrUnsupportedFormat},
+		{"empty", apiv1.Options{}, "", dsp.ErrUnsupportedFormat},
+		{"too large", apiv1.Options{}, "RIFF 3 " + strings.Repeat("x", 2000), apiv1.ErrFileTooLarge},
+		{"exactly the limit", apiv1.Options{}, "RIFF 3 " + strings.Repeat("x", 993), nil},
+		{"bad format", apiv1.Options{Export: &apiv1.ExportInput{Format: ptr("ogg")}}, "RIFF 3", plan.ErrInvalidParams},
+		{"bad normalize", apiv1.Options{Export: &apiv1.ExportInput{Normalize: ptr("loud")}}, "RIFF 3", plan.ErrInvalidParams},
+		{"mp4 for audio", apiv1.Options{Export: &apiv1.ExportInput{Format: ptr("mp4")}}, "RIFF 3", plan.ErrInvalidParams},
+		{"bad param", apiv1.Options{Params: &apiv1.ParamsInput{MinSilenceSec: ptr(0.0)}}, "RIFF 3", plan.ErrInvalidParams},
+		{"unknown preset", apiv1.Options{Preset: "loud"}, "RIFF 3", plan.ErrInvalidParams},
+		{"transcribe without engine", apiv1.Options{Transcribe: ptr(true)}, "RIFF 3", transcribe.ErrUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,7 +49,7 @@ func TestCreateRefusals(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Create: %v", err)
 				}
-				if j.Status != StatusAnalyzing {
+				if j.Status != apiv1.StatusAnalyzing {
 					t.Fatalf("status %s", j.Status)
 				}
 				return
@@ -75,13 +77,13 @@ func TestFailedStates(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name  string
-		opts  Options
+		opts  apiv1.Options
 		media string
-		code  string
+		code  apiv1.ErrorCode
 	}{
-		{"nothing to keep", Options{Params: &ParamsInput{ThresholdDb: ptr(-10.0)}}, "RIFF 4", "nothing_to_keep"},
-		{"undecodable", Options{}, "RIFF garbage", "unsupported_format"},
-		{"too long", Options{}, "RIFF 30", "too_long"},
+		{"nothing to keep", apiv1.Options{Params: &apiv1.ParamsInput{ThresholdDb: ptr(-10.0)}}, "RIFF 4", "nothing_to_keep"},
+		{"undecodable", apiv1.Options{}, "RIFF garbage", "unsupported_format"},
+		{"too long", apiv1.Options{}, "RIFF 30", "too_long"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +91,7 @@ func TestFailedStates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusFailed))
+			j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusFailed))
 			if j.Error == nil || j.Error.Code != tc.code || j.Error.Message == "" || j.Output != nil {
 				t.Fatalf("failed job: error %+v output %+v", j.Error, j.Output)
 			}
@@ -104,10 +106,10 @@ func TestFailedStates(t *testing.T) {
 		if j.Error.Code != "nothing_to_keep" {
 			continue
 		}
-		if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{ThresholdDb: ptr(-40.0)}, Action: "export"}); err != nil {
+		if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Params: &apiv1.ParamsInput{ThresholdDb: ptr(-40.0)}, Action: "export"}); err != nil {
 			t.Fatal(err)
 		}
-		j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+		j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
 		if j.Error != nil || j.Output == nil {
 			t.Fatalf("re-run: %+v", j)
 		}
@@ -176,7 +178,7 @@ func TestTranscriptionOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for range 3 {
-		j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "x.wav", Options: Options{Transcribe: ptr(true)}}, fakeMedia(4))
+		j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "x.wav", Options: apiv1.Options{Transcribe: ptr(true)}}, fakeMedia(4))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,11 +196,11 @@ func TestTranscriptionOneAtATime(t *testing.T) {
 				t.Fatal(err)
 			}
 			switch j.Status {
-			case StatusDone:
+			case apiv1.StatusDone:
 				done++
-			case StatusTranscribing:
+			case apiv1.StatusTranscribing:
 				transcribing++
-			case StatusFailed:
+			case apiv1.StatusFailed:
 				t.Fatalf("job failed: %+v", j.Error)
 			}
 		}
@@ -217,8 +219,8 @@ func TestTranscriptionOneAtATime(t *testing.T) {
 		t.Errorf("never saw a job waiting in transcribing")
 	}
 	j, _ := m.Get(ctx, "o", ids[0])
-	tt, ok := j.Transcript.(*transcribe.Transcript)
-	if !ok || tt.Status != "done" || len(tt.Fillers) != 1 {
+	tt := j.Transcript
+	if tt == nil || tt.Status != apiv1.TranscriptDone || len(tt.Fillers) != 1 {
 		t.Fatalf("transcript %#v", j.Transcript)
 	}
 	fillers := countReason(j.Plan.Cuts, plan.ReasonFiller)
@@ -230,12 +232,12 @@ func TestTranscriptionOneAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitJob(t, m, "o", j2.ID, 10*time.Second, isStatus(StatusDone))
-	up, err := m.Update(ctx, "o", j2.ID, PatchRequest{Action: "transcribe"})
-	if err != nil || up.Status != StatusTranscribing {
+	waitJob(t, m, "o", j2.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	up, err := m.Update(ctx, "o", j2.ID, apiv1.Patch{Action: "transcribe"})
+	if err != nil || up.Status != apiv1.StatusTranscribing {
 		t.Fatalf("PATCH transcribe: %+v %v", up, err)
 	}
-	j3 := waitJob(t, m, "o", j2.ID, 10*time.Second, isStatus(StatusDone))
+	j3 := waitJob(t, m, "o", j2.ID, 10*time.Second, isStatus(apiv1.StatusDone))
 	if j3.Output == nil || j3.Transcript == nil || !j3.Export.CutFillers {
 		t.Fatalf("after transcribe: %+v", j3)
 	}
@@ -244,7 +246,7 @@ func TestTranscriptionOneAtATime(t *testing.T) {
 	}
 }
 
-func countReason(cuts []plan.Cut, reason string) int {
+func countReason(cuts []apiv1.Cut, reason string) int {
 	n := 0
 	for _, c := range cuts {
 		if c.Reason == reason {
@@ -252,4 +254,70 @@ func countReason(cuts []plan.Cut, reason string) int {
 		}
 	}
 	return n
+}
+
+// codeEngine is a gateEngine whose sniffing cannot tell audio from video
+// and whose renders can fail.
+type codeEngine struct {
+	gateEngine
+	renderErr error
+}
+
+func (c *codeEngine) Sniff(head []byte) string {
+	if c.gateEngine.Sniff(head) != "" {
+		return "mp4" // a container that may hold video: the analysis tells
+	}
+	return ""
+}
+
+func (c *codeEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error) {
+	if c.renderErr != nil {
+		return nil, c.renderErr
+	}
+	return c.gateEngine.Render(ctx, path, a, p, e, out, progress)
+}
+
+// failingTranscriber is available but fails on every file.
+type failingTranscriber struct{}
+
+func (failingTranscriber) Name() string                        { return "failing" }
+func (failingTranscriber) Available(ctx context.Context) error { return nil }
+func (failingTranscriber) Transcribe(ctx context.Context, path, lang string, progress dsp.Progress) (*transcribe.Transcript, error) {
+	return nil, errors.New("model file is corrupt")
+}
+
+// TestJobErrorCodes checks the codes failed jobs record through the one
+// error table (jobs.ErrorCode): the same codes HTTP answers carry for the
+// same errors, and the job-only ones (render_failed, transcription_failed).
+func TestJobErrorCodes(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		renderErr error
+		tr        transcribe.Transcriber
+		opts      apiv1.Options
+		want      apiv1.ErrorCode
+	}{
+		// The sniffed container might hold video; the analysis finds audio only.
+		{"video format for audio", nil, nil, apiv1.Options{Export: &apiv1.ExportInput{Format: ptr("mp4")}}, apiv1.CodeInvalidParameter},
+		{"encoder fails", errors.New("ffmpeg: exit status 1"), nil, apiv1.Options{}, apiv1.CodeRenderFailed},
+		{"render finds nothing to keep", fmt.Errorf("render: %w", plan.ErrNothingToKeep), nil, apiv1.Options{}, apiv1.CodeNothingToKeep},
+		{"transcriber fails", nil, failingTranscriber{}, apiv1.Options{Transcribe: ptr(true)}, apiv1.CodeTranscriptionFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := testManager(t, t.TempDir(), &codeEngine{renderErr: tc.renderErr}, func(c *Config) { c.Transcriber = tc.tr })
+			j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "x.mp4", Options: tc.opts}, fakeMedia(4))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusFailed))
+			if j.Error == nil || j.Error.Code != tc.want || j.Error.Message == "" {
+				t.Fatalf("failed job error %+v, want code %s", j.Error, tc.want)
+			}
+			if !j.Error.Code.IsJobCode() {
+				t.Errorf("%s is not a job code", j.Error.Code)
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 )
@@ -133,11 +134,11 @@ func (g *gateEngine) Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*pl
 	return out, nil
 }
 
-func (g *gateEngine) Preset(name string) (plan.Params, Export, error) {
+func (g *gateEngine) Preset(name string) (plan.Params, apiv1.Export, error) {
 	if name != "" && name != "podcast" {
-		return plan.Params{}, Export{}, fmt.Errorf("%w: unknown preset %q", plan.ErrInvalidParams, name)
+		return plan.Params{}, apiv1.Export{}, fmt.Errorf("%w: unknown preset %q", plan.ErrInvalidParams, name)
 	}
-	return plan.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200}, Export{Normalize: "podcast"}, nil
+	return plan.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200}, apiv1.Export{Normalize: "podcast"}, nil
 }
 
 func (g *gateEngine) Validate(p plan.Params) error {
@@ -147,7 +148,7 @@ func (g *gateEngine) Validate(p plan.Params) error {
 	return nil
 }
 
-func (g *gateEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e Export, out string, progress dsp.Progress) (*Rendered, error) {
+func (g *gateEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error) {
 	g.renders.Add(1)
 	progress(0.3)
 	if err := g.wait(ctx, g.renderGate); err != nil {
@@ -194,7 +195,7 @@ func testManager(t *testing.T, dir string, eng Engine, mod func(*Config)) *Manag
 }
 
 // waitJob polls until cond holds for the job, failing after timeout.
-func waitJob(t *testing.T, m *Manager, owner, id string, timeout time.Duration, cond func(*Job) bool) *Job {
+func waitJob(t *testing.T, m *Manager, owner, id string, timeout time.Duration, cond func(*apiv1.Job) bool) *apiv1.Job {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -212,7 +213,9 @@ func waitJob(t *testing.T, m *Manager, owner, id string, timeout time.Duration, 
 	}
 }
 
-func isStatus(s string) func(*Job) bool { return func(j *Job) bool { return j.Status == s } }
+func isStatus(s apiv1.Status) func(*apiv1.Job) bool {
+	return func(j *apiv1.Job) bool { return j.Status == s }
+}
 
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))

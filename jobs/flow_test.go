@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -32,10 +33,10 @@ func TestFlowCreateDone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Status != StatusAnalyzing || j.Progress != 0 || j.Output != nil || j.Input.Duration != nil {
+	if j.Status != apiv1.StatusAnalyzing || j.Progress != 0 || j.Output != nil || j.Input.Duration != nil {
 		t.Fatalf("fresh job = %+v", j)
 	}
-	j = waitJob(t, m, "o1", j.ID, 10*time.Second, isStatus(StatusDone))
+	j = waitJob(t, m, "o1", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
 	if j.Output == nil || j.Output.Name != "talk.wav-autocut.mp3" || j.Progress != 100 || j.Plan == nil {
 		t.Fatalf("done job = %+v output %+v", j, j.Output)
 	}
@@ -44,7 +45,7 @@ func TestFlowCreateDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	if _, err := m.Get(ctx, "o2", j.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := m.Get(ctx, "o2", j.ID); !errors.Is(err, apiv1.ErrNotFound) {
 		t.Fatalf("other owner: %v", err)
 	}
 	// The original is served as uploaded, to its owner.
@@ -57,7 +58,7 @@ func TestFlowCreateDone(t *testing.T) {
 	if string(b) != "RIFF 10 fake media\n" || o.Name != "talk.wav" || o.ContentType != "audio/wav" || o.Size != int64(len(b)) {
 		t.Errorf("original %q %q %q size %d", b, o.Name, o.ContentType, o.Size)
 	}
-	if _, err := m.OpenOriginal(ctx, "o2", j.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := m.OpenOriginal(ctx, "o2", j.ID); !errors.Is(err, apiv1.ErrNotFound) {
 		t.Errorf("another owner's original: %v", err)
 	}
 }
@@ -76,16 +77,16 @@ func TestFlowConflictAndDeleteWhileRunning(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("analysis did not start")
 	}
-	waitJob(t, m, "o", j.ID, 5*time.Second, func(j *Job) bool { return j.Progress > 0 })
-	for _, p := range []PatchRequest{{Action: "export"}, {Params: &ParamsInput{MinSilenceSec: ptr(1.0)}}} {
-		if _, err := m.Update(ctx, "o", j.ID, p); !errors.Is(err, ErrConflict) {
-			t.Fatalf("Update %+v while analysing: err = %v, want ErrConflict", p, err)
+	waitJob(t, m, "o", j.ID, 5*time.Second, func(j *apiv1.Job) bool { return j.Progress > 0 })
+	for _, p := range []apiv1.Patch{{Action: "export"}, {Params: &apiv1.ParamsInput{MinSilenceSec: ptr(1.0)}}} {
+		if _, err := m.Update(ctx, "o", j.ID, p); !errors.Is(err, apiv1.ErrProcessing) {
+			t.Fatalf("Update %+v while analysing: err = %v, want apiv1.ErrProcessing", p, err)
 		}
 	}
-	if _, err := m.Media(ctx, "o", j.ID); !errors.Is(err, ErrConflict) {
+	if _, err := m.TimelineSource(ctx, "o", j.ID); !errors.Is(err, apiv1.ErrProcessing) {
 		t.Fatalf("Media before plan: %v", err)
 	}
-	if err := m.Delete(ctx, "o2", j.ID); !errors.Is(err, ErrNotFound) {
+	if err := m.Delete(ctx, "o2", j.ID); !errors.Is(err, apiv1.ErrNotFound) {
 		t.Fatalf("Delete by other owner: %v", err)
 	}
 	if err := m.Delete(ctx, "o", j.ID); err != nil {
@@ -98,13 +99,13 @@ func TestFlowConflictAndDeleteWhileRunning(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := m.Get(ctx, "o", j.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := m.Get(ctx, "o", j.ID); !errors.Is(err, apiv1.ErrNotFound) {
 		t.Fatalf("Get after delete: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "media", "originals", j.ID)); !os.IsNotExist(err) {
 		t.Fatalf("original still stored after delete: %v", err)
 	}
-	if err := m.Delete(ctx, "o", j.ID); !errors.Is(err, ErrNotFound) {
+	if err := m.Delete(ctx, "o", j.ID); !errors.Is(err, apiv1.ErrNotFound) {
 		t.Fatalf("second Delete: %v", err)
 	}
 }
@@ -120,7 +121,7 @@ func TestFlowListPaging(t *testing.T) {
 		if i == 3 {
 			owner = "other"
 		}
-		j, err := m.Create(ctx, CreateRequest{Owner: owner, Name: "a.wav", Options: Options{AutoExport: ptr(false)}}, fakeMedia(2))
+		j, err := m.Create(ctx, CreateRequest{Owner: owner, Name: "a.wav", Options: apiv1.Options{AutoExport: ptr(false)}}, fakeMedia(2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,20 +167,20 @@ func TestFlowPatchReplansWithoutDecoding(t *testing.T) {
 	dir := t.TempDir()
 	m := testManager(t, dir, eng, nil)
 	ctx := context.Background()
-	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav", Options: Options{Preset: "podcast"}}, fakeMedia(10))
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav", Options: apiv1.Options{Preset: "podcast"}}, fakeMedia(10))
 	if err != nil {
 		t.Fatal(err)
 	}
-	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
 	first := *j.Output
-	up, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{ThresholdDb: ptr(-90.0)}, Export: &ExportInput{Format: ptr("wav")}, Action: "export"})
+	up, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Params: &apiv1.ParamsInput{ThresholdDb: ptr(-90.0)}, Export: &apiv1.ExportInput{Format: ptr("wav")}, Action: "export"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if up.Status != StatusRendering || up.Output != nil {
+	if up.Status != apiv1.StatusRendering || up.Output != nil {
 		t.Fatalf("after PATCH: status %s output %+v", up.Status, up.Output)
 	}
-	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
 	if got := eng.analyses.Load(); got != 1 {
 		t.Errorf("decodes = %d, want 1 (PATCH must re-plan from the stored analysis)", got)
 	}
@@ -204,27 +205,27 @@ func TestFlowPatchReplansWithoutDecoding(t *testing.T) {
 		t.Errorf("stored outputs (-want +got):\n%s", diff)
 	}
 	// Synchronous judgements: nothing to keep (422) and bad params (400) leave the job alone.
-	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{ThresholdDb: ptr(-10.0)}, Action: "export"}); !errors.Is(err, plan.ErrNothingToKeep) {
+	if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Params: &apiv1.ParamsInput{ThresholdDb: ptr(-10.0)}, Action: "export"}); !errors.Is(err, plan.ErrNothingToKeep) {
 		t.Errorf("PATCH to an all-silent plan: %v, want ErrNothingToKeep", err)
 	}
-	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Params: &ParamsInput{MinSilenceSec: ptr(50.0)}}); !errors.Is(err, plan.ErrInvalidParams) {
+	if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Params: &apiv1.ParamsInput{MinSilenceSec: ptr(50.0)}}); !errors.Is(err, plan.ErrInvalidParams) {
 		t.Errorf("PATCH minSilenceSec 50: %v", err)
 	}
-	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Export: &ExportInput{Format: ptr("mp4")}}); !errors.Is(err, plan.ErrInvalidParams) {
+	if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Export: &apiv1.ExportInput{Format: ptr("mp4")}}); !errors.Is(err, plan.ErrInvalidParams) {
 		t.Errorf("PATCH mp4 for audio: %v", err)
 	}
-	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Action: "transcribe"}); !errors.Is(err, transcribe.ErrUnavailable) {
+	if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Action: "transcribe"}); !errors.Is(err, transcribe.ErrUnavailable) {
 		t.Errorf("PATCH transcribe without engine: %v", err)
 	}
-	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Action: "dance"}); !errors.Is(err, plan.ErrInvalidParams) {
+	if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Action: "dance"}); !errors.Is(err, plan.ErrInvalidParams) {
 		t.Errorf("PATCH unknown action: %v", err)
 	}
 	j2, _ := m.Get(ctx, "o", j.ID)
-	if j2.Status != StatusDone || j2.Output == nil || *j2.Params.ThresholdDb != -90 {
+	if j2.Status != apiv1.StatusDone || j2.Output == nil || *j2.Params.ThresholdDb != -90 {
 		t.Errorf("refused PATCHes changed the job: %+v", j2)
 	}
 	// Preview and Envelope read the stored analysis.
-	p, err := m.Preview(ctx, "o", j.ID, ParamsInput{ThresholdDb: ptr(-50.0)})
+	p, err := m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{ThresholdDb: ptr(-50.0)})
 	if err != nil || p.ThresholdDb != -50 {
 		t.Fatalf("Preview: %+v %v", p, err)
 	}
@@ -251,7 +252,7 @@ func TestFlowRetention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(StatusDone))
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
 	orig := filepath.Join(dir, "media", "originals", j.ID)
 	if _, err := os.Stat(orig); err != nil {
 		t.Fatalf("original missing right after done: %v", err)
@@ -261,23 +262,23 @@ func TestFlowRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	j = waitJob(t, m, "o", j.ID, 10*time.Second, func(j *Job) bool { return j.Output == nil })
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, func(j *apiv1.Job) bool { return j.Output == nil })
 	if _, err := os.Stat(orig); !os.IsNotExist(err) {
 		t.Errorf("original still there after its TTL: %v", err)
 	}
-	if _, err := m.OpenOriginal(ctx, "o", j.ID); !errors.Is(err, ErrExpired) {
-		t.Errorf("OpenOriginal after expiry: %v, want ErrExpired", err)
+	if _, err := m.OpenOriginal(ctx, "o", j.ID); !errors.Is(err, apiv1.ErrOriginalExpired) {
+		t.Errorf("OpenOriginal after expiry: %v, want ErrOriginalExpired", err)
 	}
-	if _, err := m.OpenOutput(ctx, "o", j.ID); !errors.Is(err, ErrExpired) {
-		t.Errorf("OpenOutput after expiry: %v, want ErrExpired", err)
+	if _, err := m.OpenOutput(ctx, "o", j.ID); !errors.Is(err, apiv1.ErrOutputExpired) {
+		t.Errorf("OpenOutput after expiry: %v, want ErrOutputExpired", err)
 	}
-	if j.Plan == nil || j.Status != StatusDone {
+	if j.Plan == nil || j.Status != apiv1.StatusDone {
 		t.Errorf("record after expiry: %+v", j)
 	}
-	if _, err := m.Update(ctx, "o", j.ID, PatchRequest{Action: "export"}); !errors.Is(err, ErrExpired) {
+	if _, err := m.Update(ctx, "o", j.ID, apiv1.Patch{Action: "export"}); !errors.Is(err, apiv1.ErrOriginalExpired) {
 		t.Errorf("re-export without original: %v", err)
 	}
-	if _, err := m.Preview(ctx, "o", j.ID, ParamsInput{}); err != nil {
+	if _, err := m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{}); err != nil {
 		t.Errorf("Preview after expiry (analysis is kept): %v", err)
 	}
 }
@@ -307,7 +308,7 @@ func TestFlowRestartDurability(t *testing.T) {
 	eng2 := &gateEngine{}
 	m2 := testManager(t, dir, eng2, nil)
 	for _, id := range append([]string{running.ID}, queued...) {
-		j := waitJob(t, m2, "o", id, 20*time.Second, isStatus(StatusDone))
+		j := waitJob(t, m2, "o", id, 20*time.Second, isStatus(apiv1.StatusDone))
 		if j.Output == nil || j.Plan == nil {
 			t.Errorf("job %s after restart: %+v", id, j)
 		}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
+
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -107,7 +109,7 @@ func (m *Manager) claimTask(ctx context.Context, name string, every time.Duratio
 func (m *Manager) rescue(ctx context.Context, all bool) error {
 	now := time.Now()
 	q := `SELECT id, gen, river_id, lease_owner FROM autocut_job WHERE status IN (?, ?, ?)`
-	args := []any{StatusAnalyzing, StatusTranscribing, StatusRendering}
+	args := []any{apiv1.StatusAnalyzing, apiv1.StatusTranscribing, apiv1.StatusRendering}
 	if !all {
 		q += ` AND lease_until < ?`
 		args = append(args, now.UnixNano())

@@ -9,28 +9,17 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcode"
 	"github.com/autocut-dev/autocut/transcribe"
 )
-
-// Export enums.
-var (
-	ExportFormats = []string{"mp3", "mp3_320", "wav", "m4a", "mp4", "mp4_hq"}
-	Normalizers   = []string{"none", "podcast", "youtube"}
-)
-
-// DefaultFormat is the export format when a request names none.
-const DefaultFormat = "mp3"
-
-// MaxListLimit is the largest page List returns.
-const MaxListLimit = 50
 
 // sniffLen is how many leading bytes Create sniffs.
 const sniffLen = 4096
@@ -48,7 +37,7 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{plan.ErrInvalidParams}, args...)...)
 }
 
-func applyParams(p *plan.Params, in *ParamsInput) {
+func applyParams(p *plan.Params, in *apiv1.ParamsInput) {
 	if in == nil {
 		return
 	}
@@ -67,20 +56,17 @@ func applyParams(p *plan.Params, in *ParamsInput) {
 	}
 }
 
-func applyExport(e *Export, in *ExportInput) error {
+func applyExport(e *apiv1.Export, in *apiv1.ExportInput) error {
 	if in == nil {
 		return nil
 	}
+	if err := CheckExport(in); err != nil {
+		return err
+	}
 	if in.Format != nil {
-		if !slices.Contains(ExportFormats, *in.Format) {
-			return invalid("export.format must be one of %s (got %q)", strings.Join(ExportFormats, ", "), *in.Format)
-		}
 		e.Format = *in.Format
 	}
 	if in.Normalize != nil {
-		if !slices.Contains(Normalizers, *in.Normalize) {
-			return invalid("export.normalize must be one of %s (got %q)", strings.Join(Normalizers, ", "), *in.Normalize)
-		}
 		e.Normalize = *in.Normalize
 	}
 	if in.Denoise != nil {
@@ -95,11 +81,9 @@ func applyExport(e *Export, in *ExportInput) error {
 	return nil
 }
 
-func isVideoFormat(f string) bool { return f == "mp4" || f == "mp4_hq" }
-
 // checkFormatFor refuses a video export for a known audio-only input.
 func checkFormatFor(inputType, format string) error {
-	if inputType == "audio" && isVideoFormat(format) {
+	if inputType == "audio" && transcode.NeedsVideo(format) {
 		return invalid("export.format %q needs a video input; this input is audio (use mp3, mp3_320, wav or m4a)", format)
 	}
 	return nil
@@ -120,17 +104,17 @@ func (m *Manager) transcriberReady(ctx context.Context) error {
 }
 
 // Create streams media into storage and queues the job's analysis.
-func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (*Job, error) {
+func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (*apiv1.Job, error) {
 	o := req.Options
 	params, export, err := m.engine.Preset(o.Preset)
 	if err != nil {
 		return nil, err
 	}
 	if export.Format == "" {
-		export.Format = DefaultFormat
+		export.Format = transcode.DefaultFormat
 	}
 	if export.Normalize == "" {
-		export.Normalize = "none"
+		export.Normalize = plan.NormalizeNone
 	}
 	wantTranscribe := o.Transcribe != nil && *o.Transcribe
 	export.CutFillers = wantTranscribe
@@ -182,15 +166,15 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 
 	now := time.Now().UTC()
 	rec := &record{
-		ID: id, Owner: req.Owner, Status: StatusAnalyzing, Gen: 1, Version: 1, CreatedAt: now, UpdatedAt: now, OriginalAt: now,
-		Input:     Input{Name: name, Type: inputType},
+		ID: id, Owner: req.Owner, Status: apiv1.StatusAnalyzing, Gen: 1, Version: 1, CreatedAt: now, UpdatedAt: now, OriginalAt: now,
+		Input:     apiv1.Input{Name: name, Type: inputType},
 		Container: container, Preset: o.Preset, Params: params, Export: export,
 		Transcribe: wantTranscribe, AutoExport: o.AutoExport == nil || *o.AutoExport,
 		OriginalKey: key,
 	}
 	rec.Render = rec.AutoExport
 	if wantTranscribe {
-		rec.Transcript = &transcribe.Transcript{Status: "pending"}
+		rec.Transcript = &transcribe.Transcript{Status: apiv1.TranscriptPending}
 	}
 	err = m.q.inTx(ctx, func(ex execer, enqueue enqueueFunc) error {
 		rid, err := enqueue(ctx, processArgs{JobID: id, Gen: 1}, processInsertOpts())
@@ -218,7 +202,7 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 	limit := m.cfg.MaxInputBytes
 	n, err := io.Copy(w, io.LimitReader(r, limit+1))
 	if err == nil && n > limit {
-		err = fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+		err = fmt.Errorf("%w: more than %d bytes", apiv1.ErrFileTooLarge, limit)
 	} else if err != nil {
 		err = fmt.Errorf("store upload: %w", err)
 	}
@@ -234,7 +218,7 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 }
 
 // Get returns one of the owner's jobs.
-func (m *Manager) Get(ctx context.Context, owner, id string) (*Job, error) {
+func (m *Manager) Get(ctx context.Context, owner, id string) (*apiv1.Job, error) {
 	var (
 		r   *record
 		err error
@@ -242,7 +226,7 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (*Job, error) {
 	if m.db.getJob != nil && owner != "" {
 		r, err = m.db.getJob(ctx, id, owner)
 		if isNoRows(err) {
-			err = fmt.Errorf("%w: %s", ErrNotFound, id)
+			err = fmt.Errorf("%w: %s", apiv1.ErrNotFound, id)
 		} else if err != nil {
 			err = fmt.Errorf("load job %s: %w", id, err)
 		}
@@ -256,9 +240,9 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (*Job, error) {
 }
 
 // List returns the owner's jobs newest first, at most limit (<= 50), after cursor.
-func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) ([]*Job, string, error) {
-	if limit <= 0 || limit > MaxListLimit {
-		limit = MaxListLimit
+func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) ([]*apiv1.Job, string, error) {
+	if limit <= 0 || limit > apiv1.MaxListLimit {
+		limit = apiv1.MaxListLimit
 	}
 	q := `SELECT ` + recordCols + ` FROM autocut_job WHERE owner = ?`
 	args := []any{owner}
@@ -293,7 +277,7 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 		recs = recs[:limit]
 		next = encodeCursor(recs[limit-1])
 	}
-	jobs := make([]*Job, len(recs))
+	jobs := make([]*apiv1.Job, len(recs))
 	for i, r := range recs {
 		jobs[i] = r.job()
 	}
@@ -302,9 +286,9 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 
 // Update applies a patch: new params/export re-plan from the stored
 // analysis; action "export" re-renders, "transcribe" transcribes first.
-func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) (*Job, error) {
+func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (*apiv1.Job, error) {
 	switch p.Action {
-	case "", "export", "transcribe":
+	case "", apiv1.ActionExport, apiv1.ActionTranscribe:
 	default:
 		return nil, invalid("action must be \"export\" or \"transcribe\" (got %q)", p.Action)
 	}
@@ -312,8 +296,8 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 	if err != nil {
 		return nil, err
 	}
-	if busy(rec.Status) {
-		return nil, fmt.Errorf("%w: job %s is %s", ErrConflict, id, rec.Status)
+	if rec.Status.Busy() {
+		return nil, fmt.Errorf("%w: job %s is %s", apiv1.ErrProcessing, id, rec.Status)
 	}
 	oldGen := rec.Gen
 	if p.Cuts != nil {
@@ -321,14 +305,17 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 			return nil, invalid("cuts cannot go with action transcribe: transcription plans the cuts again")
 		}
 		if rec.AnalysisKey == "" {
-			return nil, fmt.Errorf("%w: job %s is not analysed yet: a cut list needs the input's duration", ErrConflict, id)
+			return nil, fmt.Errorf("%w: job %s is not analysed yet: a cut list needs the input's duration", apiv1.ErrProcessing, id)
 		}
 	}
 	if p.Params != nil || p.Action == "transcribe" {
 		rec.Cuts = nil // plan from the detection again
 	}
 	if p.Cuts != nil {
-		rec.Cuts = append([]plan.Range{}, *p.Cuts...)
+		rec.Cuts = make([]plan.Range, len(*p.Cuts))
+		for i, c := range *p.Cuts {
+			rec.Cuts[i] = plan.Range(c)
+		}
 	}
 	applyParams(&rec.Params, p.Params)
 	if err := m.engine.Validate(rec.Params); err != nil {
@@ -352,14 +339,14 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 		if p.Export == nil || p.Export.CutFillers == nil {
 			rec.Export.CutFillers = true
 		}
-		rec.Transcript = &transcribe.Transcript{Status: "pending"}
+		rec.Transcript = &transcribe.Transcript{Status: apiv1.TranscriptPending}
 		rec.Render = rec.AutoExport || rec.Output != nil
 	}
 	if action == "export" {
 		rec.Render = true
 	}
 	if action != "" && rec.OriginalExpired {
-		return nil, fmt.Errorf("%w: the original of job %s was deleted after the retention period; upload it again", ErrExpired, id)
+		return nil, fmt.Errorf("%w: the original of job %s was deleted after the retention period; upload it again", apiv1.ErrOriginalExpired, id)
 	}
 	// Judge what can be judged now: a plan with nothing to keep is refused
 	// before anything is queued (no transcription pending to add cuts).
@@ -388,11 +375,11 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 		rec.Progress = 0
 		switch {
 		case rec.AnalysisKey == "":
-			rec.Status = StatusAnalyzing
+			rec.Status = apiv1.StatusAnalyzing
 		case action == "transcribe":
-			rec.Status = StatusTranscribing
+			rec.Status = apiv1.StatusTranscribing
 		default:
-			rec.Status = StatusRendering
+			rec.Status = apiv1.StatusRendering
 		}
 		if newPlan != nil {
 			rec.Plan = newPlan
@@ -411,7 +398,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p PatchRequest) 
 		})
 	}
 	if errors.Is(err, errStale) {
-		return nil, fmt.Errorf("%w: job %s changed meanwhile", ErrConflict, id)
+		return nil, fmt.Errorf("%w: job %s changed meanwhile", apiv1.ErrProcessing, id)
 	}
 	if err != nil {
 		return nil, err
@@ -439,7 +426,7 @@ func (m *Manager) Delete(ctx context.Context, owner, id string) error {
 	}
 	// The worker notices the missing record within PollInterval and stops;
 	// a queued River job is cancelled so it never starts.
-	if busy(rec.Status) && rec.RiverID != 0 {
+	if rec.Status.Busy() && rec.RiverID != 0 {
 		if err := m.q.cancel(ctx, rec.RiverID); err != nil {
 			m.log.Warn("cancel queued work", "job", id, "err", err)
 		}
@@ -470,18 +457,18 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, 
 	}
 	if rec.Output == nil || rec.OutputKey == "" {
 		if rec.OutputExpired {
-			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", ErrExpired, id)
+			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", apiv1.ErrOutputExpired, id)
 		}
-		return nil, fmt.Errorf("%w: job %s has no rendered file (status %s)", ErrNotFound, id, rec.Status)
+		return nil, fmt.Errorf("%w: job %s has no rendered file (status %s)", apiv1.ErrNotFound, id, rec.Status)
 	}
 	r, err := m.bucket.NewReader(ctx, rec.OutputKey, nil)
 	if err != nil {
 		if isBlobNotFound(err) {
-			return nil, fmt.Errorf("%w: the rendered file of job %s is gone", ErrExpired, id)
+			return nil, fmt.Errorf("%w: the rendered file of job %s is gone", apiv1.ErrOutputExpired, id)
 		}
 		return nil, fmt.Errorf("open rendered file: %w", err)
 	}
-	return &Download{ReadSeekCloser: r, Name: rec.Output.Name, ContentType: contentType(rec.Output.Format),
+	return &Download{ReadSeekCloser: r, Name: rec.Output.Name, ContentType: transcode.ContentType(rec.Output.Format),
 		ModTime: r.ModTime(), Size: r.Size()}, nil
 }
 
@@ -492,12 +479,12 @@ func (m *Manager) OpenOriginal(ctx context.Context, owner, id string) (*Download
 		return nil, err
 	}
 	if rec.OriginalExpired || rec.OriginalKey == "" {
-		return nil, fmt.Errorf("%w: the original of job %s was deleted after the retention period", ErrExpired, id)
+		return nil, fmt.Errorf("%w: the original of job %s was deleted after the retention period", apiv1.ErrOriginalExpired, id)
 	}
 	r, err := m.bucket.NewReader(ctx, rec.OriginalKey, nil)
 	if err != nil {
 		if isBlobNotFound(err) {
-			return nil, fmt.Errorf("%w: the original of job %s is gone", ErrExpired, id)
+			return nil, fmt.Errorf("%w: the original of job %s is gone", apiv1.ErrOriginalExpired, id)
 		}
 		return nil, fmt.Errorf("open original: %w", err)
 	}
@@ -536,40 +523,26 @@ func originalType(rec *record) string {
 	return "application/octet-stream"
 }
 
-func contentType(container string) string {
-	switch container {
-	case "mp3":
-		return "audio/mpeg"
-	case "wav":
-		return "audio/wav"
-	case "m4a":
-		return "audio/mp4"
-	case "mp4":
-		return "video/mp4"
-	}
-	return "application/octet-stream"
-}
-
-// Media returns the plan and input info for timeline exports.
-func (m *Manager) Media(ctx context.Context, owner, id string) (*Media, error) {
+// TimelineSource returns the plan and input info for timeline exports.
+func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (*TimelineSource, error) {
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
 	}
 	if rec.Plan == nil || rec.Info == nil {
-		return nil, fmt.Errorf("%w: job %s has no plan yet (status %s)", ErrConflict, id, rec.Status)
+		return nil, fmt.Errorf("%w: job %s has no plan yet (status %s)", apiv1.ErrProcessing, id, rec.Status)
 	}
-	return &Media{Plan: rec.Plan, Info: rec.Info.info()}, nil
+	return &TimelineSource{Plan: rec.Plan, Info: rec.Info.info()}, nil
 }
 
 // Preview re-plans from the stored analysis with other params, without rendering.
-func (m *Manager) Preview(ctx context.Context, owner, id string, in ParamsInput) (*plan.Plan, error) {
+func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.ParamsInput) (*apiv1.Plan, error) {
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
 	}
 	if rec.AnalysisKey == "" {
-		return nil, fmt.Errorf("%w: job %s is not analysed yet", ErrConflict, id)
+		return nil, fmt.Errorf("%w: job %s is not analysed yet", apiv1.ErrProcessing, id)
 	}
 	p := rec.Params
 	applyParams(&p, &in)
@@ -580,7 +553,11 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in ParamsInput)
 	if err != nil {
 		return nil, err
 	}
-	return m.engine.Plan(a, p, fillerCuts(rec))
+	pl, err := m.engine.Plan(a, p, fillerCuts(rec))
+	if err != nil {
+		return nil, err
+	}
+	return wirePlan(pl), nil
 }
 
 // Envelope returns about points levels of the original (dBFS): the loudest
@@ -592,7 +569,7 @@ func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (*
 		return nil, err
 	}
 	if rec.AnalysisKey == "" {
-		return nil, fmt.Errorf("%w: job %s is not analysed yet", ErrConflict, id)
+		return nil, fmt.Errorf("%w: job %s is not analysed yet", apiv1.ErrProcessing, id)
 	}
 	a, err := m.analysis(ctx, rec.AnalysisKey)
 	if err != nil {
@@ -627,7 +604,7 @@ func downsample(frameSec float64, src []float32, points int) (float64, []float32
 
 // fillerCuts are the transcript's fillers as extra cuts, when asked.
 func fillerCuts(r *record) []plan.Cut {
-	if !r.Export.CutFillers || r.Transcript == nil || r.Transcript.Status != "done" {
+	if !r.Export.CutFillers || r.Transcript == nil || r.Transcript.Status != apiv1.TranscriptDone {
 		return nil
 	}
 	// Padded a little so the join does not keep the filler's onset or

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -46,7 +48,10 @@ type stateCollector struct{ m *Manager }
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- jobsDesc }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
-	counts := map[string]float64{StatusAnalyzing: 0, StatusTranscribing: 0, StatusRendering: 0, StatusDone: 0, StatusFailed: 0}
+	counts := map[string]float64{}
+	for _, s := range apiv1.Statuses() {
+		counts[string(s)] = 0
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	rows, err := c.m.db.read.Query(ctx, `SELECT status, COUNT(*) FROM autocut_job GROUP BY status`)

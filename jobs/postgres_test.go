@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/autocut-dev/autocut/apiv1"
 )
 
 // testPGEnv, when set to a PostgreSQL server URL, makes every test manager
@@ -125,7 +127,7 @@ func TestClusterTakeoverAfterLeaseExpires(t *testing.T) {
 	}
 	killed := time.Now()
 	crash(t, holder)
-	done := waitJob(t, other, "o", j.ID, 20*time.Second, isStatus(StatusDone))
+	done := waitJob(t, other, "o", j.ID, 20*time.Second, isStatus(apiv1.StatusDone))
 	took := time.Since(killed)
 	if done.Output == nil {
 		t.Fatalf("job after takeover: %+v", done)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
+
 	"github.com/riverqueue/river"
 )
 
@@ -32,7 +34,7 @@ func (m *Manager) sweep(ctx context.Context, now time.Time) error {
 	outBefore := now.Add(-m.cfg.OutputsTTL).UnixNano()
 	rows, err := m.db.read.Query(ctx, `SELECT id FROM autocut_job
 		WHERE status IN (?, ?) AND ((original_at > 0 AND original_at < ?) OR (output_at > 0 AND output_at < ?))`,
-		StatusDone, StatusFailed, origBefore, outBefore)
+		apiv1.StatusDone, apiv1.StatusFailed, origBefore, outBefore)
 	if err != nil {
 		return fmt.Errorf("retention: %w", err)
 	}
@@ -53,7 +55,7 @@ func (m *Manager) sweep(ctx context.Context, now time.Time) error {
 		var del []string
 		err := m.q.inTx(ctx, func(ex execer, _ enqueueFunc) error {
 			r, err := getRecord(ctx, ex, "", id)
-			if err != nil || busy(r.Status) {
+			if err != nil || r.Status.Busy() {
 				return err
 			}
 			del = del[:0]

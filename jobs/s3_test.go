@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/internal/testservers"
 )
 
@@ -42,7 +43,7 @@ func TestFlowOnS3(t *testing.T) {
 	if err != nil || head.ContentLength == nil || *head.ContentLength != int64(len(media)) {
 		t.Fatalf("original in the bucket: %+v, %v", head, err)
 	}
-	j = waitJob(t, m, "o", j.ID, 20*time.Second, isStatus(StatusDone))
+	j = waitJob(t, m, "o", j.ID, 20*time.Second, isStatus(apiv1.StatusDone))
 	d, err := m.OpenOutput(ctx, "o", j.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -30,129 +30,19 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 )
-
-// Errors the HTTP adapter maps to status codes.
-var (
-	ErrNotFound = errors.New("job not found")             // 404
-	ErrConflict = errors.New("job is being processed")    // 409
-	ErrTooLarge = errors.New("file too large")            // 413
-	ErrExpired  = errors.New("rendered file has expired") // 404 with its own code
-)
-
-// Job states.
-const (
-	StatusAnalyzing    = "analyzing"
-	StatusTranscribing = "transcribing"
-	StatusRendering    = "rendering"
-	StatusDone         = "done"
-	StatusFailed       = "failed"
-)
-
-// ParamsInput are analysis parameters as a client sends them; nil means unset.
-type ParamsInput struct {
-	ThresholdDb   *float64 `json:"thresholdDb,omitempty"`
-	MinSilenceSec *float64 `json:"minSilenceSec,omitempty"`
-	KeepSilenceMs *float64 `json:"keepSilenceMs,omitempty"`
-	MinSpeechMs   *float64 `json:"minSpeechMs,omitempty"`
-}
-
-// ExportInput are export settings as a client sends them; nil means unset.
-type ExportInput struct {
-	Format     *string `json:"format,omitempty"`
-	Normalize  *string `json:"normalize,omitempty"`
-	Denoise    *bool   `json:"denoise,omitempty"`
-	Rumble     *bool   `json:"rumble,omitempty"`
-	CutFillers *bool   `json:"cutFillers,omitempty"`
-}
-
-// Options are the option fields shared by both creation forms.
-type Options struct {
-	Preset     string       `json:"preset,omitempty"`
-	Params     *ParamsInput `json:"params,omitempty"`
-	Export     *ExportInput `json:"export,omitempty"`
-	Transcribe *bool        `json:"transcribe,omitempty"`
-	AutoExport *bool        `json:"autoExport,omitempty"`
-}
 
 // CreateRequest creates a job for one owner (an API key's id).
 type CreateRequest struct {
 	Owner   string
 	Name    string // sanitized input file name
-	Options Options
-}
-
-// PatchRequest changes a job's settings and re-runs it.
-//
-// Cuts, when present, sets an explicit cut list: the plan then holds
-// exactly these cuts (sorted, not overlapping, inside the input; an empty
-// list keeps everything), each with the reason of the detected cut it
-// equals, else "manual". A later PATCH with params (or action transcribe)
-// drops the list and plans from the detection again; one with export only
-// keeps it.
-type PatchRequest struct {
-	Params *ParamsInput  `json:"params,omitempty"`
-	Export *ExportInput  `json:"export,omitempty"`
-	Cuts   *[]plan.Range `json:"cuts,omitempty"`
-	Action string        `json:"action,omitempty"` // "export" or "transcribe"
-}
-
-// Export are the effective export settings of a job.
-type Export struct {
-	Format     string `json:"format"`
-	Normalize  string `json:"normalize"`
-	Denoise    bool   `json:"denoise"`
-	Rumble     bool   `json:"rumble"`
-	CutFillers bool   `json:"cutFillers"`
-}
-
-// Input describes a job's input.
-type Input struct {
-	Name     string   `json:"name"`
-	Type     string   `json:"type"` // "audio" or "video"; "" until known
-	Duration *float64 `json:"duration"`
-}
-
-// Output describes a job's rendered file. The HTTP adapter fills URL.
-type Output struct {
-	URL      string  `json:"url"`
-	Format   string  `json:"format"`
-	Duration float64 `json:"duration"`
-	Name     string  `json:"name"`
-	Size     int64   `json:"size"`
-}
-
-// JobError is why a job failed. Code is a machine code ("nothing_to_keep",
-// "unsupported_format", "too_long", "transcription_unavailable", "internal").
-type JobError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// Job is the app-owned record of a job: the API's source of truth.
-type Job struct {
-	ID         string      `json:"id"`
-	Owner      string      `json:"-"`
-	Status     string      `json:"status"`
-	Progress   float64     `json:"progress"` // 0..100
-	Input      Input       `json:"input"`
-	Preset     string      `json:"preset,omitempty"`
-	Params     plan.Params `json:"params"`
-	Export     Export      `json:"export"`
-	Transcribe bool        `json:"transcribe"`
-	AutoExport bool        `json:"autoExport"`
-	Output     *Output     `json:"output"`
-	Plan       *plan.Plan  `json:"plan,omitempty"`
-	Transcript any         `json:"transcript,omitempty"` // *transcribe.Transcript
-	Error      *JobError   `json:"error,omitempty"`
-	CreatedAt  time.Time   `json:"createdAt"`
-	UpdatedAt  time.Time   `json:"updatedAt"`
+	Options apiv1.Options
 }
 
 // Download is an open rendered file.
@@ -174,34 +64,43 @@ type Envelope struct {
 	ThresholdDb   float64   // the automatic silence threshold
 }
 
-// Media is what timeline writers need of a finished job.
-type Media struct {
+// TimelineSource is what the timeline writers need of a job whose plan
+// exists: the plan and what the analysis learnt of the input.
+type TimelineSource struct {
 	Plan *plan.Plan
 	Info dsp.Info
 }
 
-// Service is what the HTTP adapter needs of the job layer.
+// Service is what the HTTP adapter needs of the job layer. Its errors are
+// apiv1's (apiv1.ErrNotFound, apiv1.ErrProcessing, ...) or the library
+// packages' (dsp.ErrUnsupportedFormat, plan.ErrInvalidParams, ...);
+// ErrorCode gives each its API code.
 type Service interface {
-	// Create streams media into storage (ErrTooLarge past the limit,
-	// dsp.ErrUnsupportedFormat when the sniffed content is not media,
-	// plan.ErrInvalidParams for bad options) and queues analysis.
-	Create(ctx context.Context, req CreateRequest, media io.Reader) (*Job, error)
-	Get(ctx context.Context, owner, id string) (*Job, error)
+	// Create streams media into storage (apiv1.ErrFileTooLarge past the
+	// limit, dsp.ErrUnsupportedFormat when the sniffed content is not media,
+	// plan.ErrInvalidParams for bad options) and queues analysis. The job's
+	// URLs (output, timelines) are left for the HTTP adapter to fill.
+	Create(ctx context.Context, req CreateRequest, media io.Reader) (*apiv1.Job, error)
+	Get(ctx context.Context, owner, id string) (*apiv1.Job, error)
 	// List returns the owner's jobs newest first, at most limit, after cursor.
-	List(ctx context.Context, owner string, limit int, cursor string) (jobs []*Job, next string, err error)
-	// Update applies a patch and re-runs (ErrConflict while processing,
-	// transcribe.ErrUnavailable when transcription is asked and cannot run).
-	Update(ctx context.Context, owner, id string, p PatchRequest) (*Job, error)
+	List(ctx context.Context, owner string, limit int, cursor string) (jobs []*apiv1.Job, next string, err error)
+	// Update applies a patch and re-runs (apiv1.ErrProcessing while
+	// processing, transcribe.ErrUnavailable when transcription is asked and
+	// cannot run, apiv1.ErrOriginalExpired when a re-run needs an original
+	// that retention deleted).
+	Update(ctx context.Context, owner, id string, p apiv1.Patch) (*apiv1.Job, error)
 	// Delete cancels running work and removes files and record.
 	Delete(ctx context.Context, owner, id string) error
-	// OpenOutput opens the rendered file (ErrNotFound, ErrExpired).
+	// OpenOutput opens the rendered file (apiv1.ErrNotFound, apiv1.ErrOutputExpired).
 	OpenOutput(ctx context.Context, owner, id string) (*Download, error)
-	// OpenOriginal opens the uploaded original while it is kept (ErrExpired after).
+	// OpenOriginal opens the uploaded original while it is kept
+	// (apiv1.ErrOriginalExpired after its retention period).
 	OpenOriginal(ctx context.Context, owner, id string) (*Download, error)
-	// Media returns the plan and input info for timeline exports (ErrConflict before the plan exists).
-	Media(ctx context.Context, owner, id string) (*Media, error)
+	// TimelineSource returns the plan and input info for timeline exports
+	// (apiv1.ErrProcessing before the plan exists).
+	TimelineSource(ctx context.Context, owner, id string) (*TimelineSource, error)
 	// Preview re-plans from the stored analysis with other params, without rendering.
-	Preview(ctx context.Context, owner, id string, p ParamsInput) (*plan.Plan, error)
+	Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Plan, error)
 	// Envelope returns a downsampled level envelope of the original (about
 	// points values, dBFS) and the levels the analysis measured.
 	Envelope(ctx context.Context, owner, id string, points int) (*Envelope, error)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcribe"
@@ -56,32 +57,32 @@ const (
 // Version counts document writes, so that concurrent writers (a PATCH and a
 // retention sweep) never overwrite each other.
 type record struct {
-	ID         string    `json:"-"`
-	Owner      string    `json:"-"`
-	Status     string    `json:"-"`
-	Progress   float64   `json:"-"`
-	Gen        int64     `json:"-"`
-	Version    int64     `json:"-"`
-	RiverID    int64     `json:"-"`
-	CreatedAt  time.Time `json:"-"`
-	UpdatedAt  time.Time `json:"-"`
-	OriginalAt time.Time `json:"-"` // zero once the original is deleted
-	OutputAt   time.Time `json:"-"` // zero when there is no rendered file
+	ID         string       `json:"-"`
+	Owner      string       `json:"-"`
+	Status     apiv1.Status `json:"-"`
+	Progress   float64      `json:"-"`
+	Gen        int64        `json:"-"`
+	Version    int64        `json:"-"`
+	RiverID    int64        `json:"-"`
+	CreatedAt  time.Time    `json:"-"`
+	UpdatedAt  time.Time    `json:"-"`
+	OriginalAt time.Time    `json:"-"` // zero once the original is deleted
+	OutputAt   time.Time    `json:"-"` // zero when there is no rendered file
 
-	Input      Input                  `json:"input"`
+	Input      apiv1.Input            `json:"input"`
 	Container  string                 `json:"container,omitempty"` // sniffed
 	Info       *infoRecord            `json:"info,omitempty"`
 	Preset     string                 `json:"preset,omitempty"`
 	Params     plan.Params            `json:"params"`
-	Export     Export                 `json:"export"`
+	Export     apiv1.Export           `json:"export"`
 	Transcribe bool                   `json:"transcribe"`
 	AutoExport bool                   `json:"autoExport"`
 	Render     bool                   `json:"render"` // the queued run renders
-	Output     *Output                `json:"output,omitempty"`
+	Output     *apiv1.Output          `json:"output,omitempty"`
 	Plan       *plan.Plan             `json:"plan,omitempty"`
 	Cuts       []plan.Range           `json:"cuts"` // an explicit cut list (PATCH cuts); nil: the detection's
 	Transcript *transcribe.Transcript `json:"transcript,omitempty"`
-	Error      *JobError              `json:"error,omitempty"`
+	Error      *apiv1.JobError        `json:"error,omitempty"`
 
 	OriginalKey     string `json:"originalKey"`
 	AnalysisKey     string `json:"analysisKey,omitempty"`
@@ -107,28 +108,6 @@ func (r *infoRecord) info() dsp.Info {
 	in := r.Info
 	in.Frames, in.FrameRate, in.VideoFrames, in.StartTimecode = r.Frames, r.FrameRate, r.VideoFrames, r.StartTimecode
 	return in
-}
-
-// job is the API view of a record.
-func (r *record) job() *Job {
-	j := &Job{
-		ID: r.ID, Owner: r.Owner, Status: r.Status, Progress: r.Progress,
-		Input: r.Input, Preset: r.Preset, Params: r.Params, Export: r.Export,
-		Transcribe: r.Transcribe, AutoExport: r.AutoExport, Output: r.Output,
-		Plan: r.Plan, Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-	}
-	if r.Transcript != nil {
-		j.Transcript = r.Transcript
-	}
-	if r.Output != nil {
-		o := *r.Output
-		j.Output = &o
-	}
-	return j
-}
-
-func busy(status string) bool {
-	return status == StatusAnalyzing || status == StatusTranscribing || status == StatusRendering
 }
 
 const recordCols = `id, owner, status, progress, gen, version, river_id, created_at, updated_at, original_at, output_at, doc`
@@ -174,7 +153,7 @@ func getRecord(ctx context.Context, ex execer, owner, id string) (*record, error
 	}
 	r, err := scanRecord(ex.QueryRow(ctx, q, args...))
 	if isNoRows(err) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: %s", apiv1.ErrNotFound, id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load job %s: %w", id, err)
@@ -221,7 +200,7 @@ func saveRecord(ctx context.Context, ex execer, r *record, wantGen int64) error 
 }
 
 // setProgress records a running job's status and progress (errStale when gen moved on).
-func setProgress(ctx context.Context, ex execer, id string, gen int64, status string, progress float64) error {
+func setProgress(ctx context.Context, ex execer, id string, gen int64, status apiv1.Status, progress float64) error {
 	n, err := ex.Exec(ctx, `UPDATE autocut_job SET status = ?, progress = ?, updated_at = ? WHERE id = ? AND gen = ?`,
 		status, progress, time.Now().UnixNano(), id, gen)
 	if err != nil {

@@ -13,8 +13,10 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcode"
 	"github.com/autocut-dev/autocut/transcribe"
 )
 
@@ -49,28 +51,26 @@ func (w *processWorker) NextRetry(j *river.Job[processArgs]) time.Time {
 // errCancelled is the cancel cause when the job was deleted or re-run.
 var errCancelled = errors.New("job deleted or re-run")
 
-// jobFailure is a failure recorded on the job (not retried).
-type jobFailure struct {
-	code string
-	err  error
-}
+// jobFailure is a failure recorded on the job (not retried); its code is
+// ErrorCode(err), the same as an HTTP answer for that error would carry.
+type jobFailure struct{ err error }
 
 func (f *jobFailure) Error() string { return f.err.Error() }
 func (f *jobFailure) Unwrap() error { return f.err }
 
-func fail(code string, err error) error { return &jobFailure{code: code, err: err} }
+func fail(err error) error { return &jobFailure{err: err} }
 
 // Work runs one job run.
 func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) error {
 	m := w.m
 	rec, err := getRecord(ctx, m.db.read, "", j.Args.JobID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, apiv1.ErrNotFound) {
 		return nil // deleted
 	}
 	if err != nil {
 		return err
 	}
-	if rec.Gen != j.Args.Gen || !busy(rec.Status) {
+	if rec.Gen != j.Args.Gen || !rec.Status.Busy() {
 		return nil // superseded by a newer run
 	}
 	if err := m.claim(ctx, rec.ID, rec.Gen); err != nil {
@@ -96,10 +96,10 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 		// JobCancel to the node running the job), a shutdown or a timeout.
 		// The record tells whether the job was deleted or re-run meanwhile.
 		cur, gerr := getRecord(context.WithoutCancel(ctx), m.db.read, "", rec.ID)
-		superseded = errors.Is(gerr, ErrNotFound) || (gerr == nil && cur.Gen != rec.Gen)
+		superseded = errors.Is(gerr, apiv1.ErrNotFound) || (gerr == nil && cur.Gen != rec.Gen)
 	}
 	if len(r.created) > 0 && superseded {
-		if _, gerr := getRecord(context.WithoutCancel(ctx), m.db.read, "", rec.ID); errors.Is(gerr, ErrNotFound) {
+		if _, gerr := getRecord(context.WithoutCancel(ctx), m.db.read, "", rec.ID); errors.Is(gerr, apiv1.ErrNotFound) {
 			m.deleteBlobs(context.WithoutCancel(ctx), r.created...)
 		}
 	}
@@ -115,7 +115,7 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			return err // shutdown: River runs it again
 		}
-		jf = &jobFailure{code: "internal", err: err}
+		jf = &jobFailure{err: err}
 	}
 	return r.failed(context.WithoutCancel(ctx), jf)
 }
@@ -168,7 +168,7 @@ type run struct {
 	created []string // blob keys written by this run
 
 	phases, phase int // progress: phase index of phases
-	status        string
+	status        apiv1.Status
 	lastSave      time.Time
 	lastPct       float64
 }
@@ -176,7 +176,7 @@ type run struct {
 func (r *run) do(ctx context.Context) error {
 	m, rec := r.m, r.rec
 	needAnalysis := rec.AnalysisKey == ""
-	needTranscript := rec.Transcribe && (rec.Transcript == nil || rec.Transcript.Status != "done")
+	needTranscript := rec.Transcribe && (rec.Transcript == nil || rec.Transcript.Status != apiv1.TranscriptDone)
 	r.phases = 1 // plan
 	for _, b := range []bool{needAnalysis, needTranscript, rec.Render} {
 		if b {
@@ -184,7 +184,7 @@ func (r *run) do(ctx context.Context) error {
 		}
 	}
 	if rec.OriginalExpired && (needAnalysis || needTranscript || rec.Render) {
-		return fail("original_expired", fmt.Errorf("%w: the original was deleted after the retention period", ErrExpired))
+		return fail(fmt.Errorf("%w: the original was deleted after the retention period", apiv1.ErrOriginalExpired))
 	}
 	dir, err := os.MkdirTemp(m.scratch, rec.ID+"-*")
 	if err != nil {
@@ -206,7 +206,7 @@ func (r *run) do(ctx context.Context) error {
 
 	var a *dsp.Analysis
 	if needAnalysis {
-		if err := r.enter(ctx, StatusAnalyzing); err != nil {
+		if err := r.enter(ctx, apiv1.StatusAnalyzing); err != nil {
 			return err
 		}
 		if err := openInput(); err != nil {
@@ -225,11 +225,11 @@ func (r *run) do(ctx context.Context) error {
 		}
 	}
 	if err := checkFormatFor(rec.Input.Type, rec.Export.Format); err != nil {
-		return fail("invalid_params", err)
+		return fail(err)
 	}
 
 	if needTranscript {
-		if err := r.enter(ctx, StatusTranscribing); err != nil {
+		if err := r.enter(ctx, apiv1.StatusTranscribing); err != nil {
 			return err
 		}
 		if err := openInput(); err != nil {
@@ -242,11 +242,8 @@ func (r *run) do(ctx context.Context) error {
 	}
 
 	p, err := m.makePlan(a, rec)
-	if errors.Is(err, plan.ErrNothingToKeep) {
-		return fail("nothing_to_keep", err)
-	}
-	if errors.Is(err, plan.ErrInvalidParams) {
-		return fail("invalid_params", err)
+	if errors.Is(err, plan.ErrNothingToKeep) || errors.Is(err, plan.ErrInvalidParams) {
+		return fail(err)
 	}
 	if err != nil {
 		return err
@@ -255,7 +252,7 @@ func (r *run) do(ctx context.Context) error {
 	r.phase++
 
 	if rec.Render {
-		if err := r.enter(ctx, StatusRendering); err != nil {
+		if err := r.enter(ctx, apiv1.StatusRendering); err != nil {
 			return err
 		}
 		if err := openInput(); err != nil {
@@ -268,17 +265,17 @@ func (r *run) do(ctx context.Context) error {
 		m.metrics.phase.WithLabelValues("render").Observe(time.Since(start).Seconds())
 		r.phase++
 	}
-	rec.Status, rec.Progress, rec.Error, rec.Render = StatusDone, 100, nil, false
+	rec.Status, rec.Progress, rec.Error, rec.Render = apiv1.StatusDone, 100, nil, false
 	rec.UpdatedAt = time.Now().UTC()
 	if err := saveRecord(ctx, m.db.write, rec, r.gen); err != nil {
 		return err
 	}
-	m.metrics.finished.WithLabelValues(StatusDone, "").Inc()
+	m.metrics.finished.WithLabelValues(string(apiv1.StatusDone), "").Inc()
 	return nil
 }
 
 // enter starts a phase: status set, progress at the phase's start.
-func (r *run) enter(ctx context.Context, status string) error {
+func (r *run) enter(ctx context.Context, status apiv1.Status) error {
 	r.status = status
 	r.rec.Status = status
 	return r.progress(ctx, 0, true)
@@ -316,15 +313,12 @@ func (r *run) analyze(ctx context.Context, input string) (*dsp.Analysis, error) 
 			return nil, err
 		}
 	} else if errors.Is(err, dsp.ErrUnsupportedFormat) {
-		return nil, fail("unsupported_format", err)
+		return nil, fail(err)
 	}
 	a, err := m.engine.Analyze(ctx, input, r.progressFunc(ctx))
 	if err != nil {
-		switch {
-		case errors.Is(err, dsp.ErrUnsupportedFormat):
-			return nil, fail("unsupported_format", err)
-		case errors.Is(err, dsp.ErrTooLong):
-			return nil, fail("too_long", err)
+		if errors.Is(err, dsp.ErrUnsupportedFormat) || errors.Is(err, dsp.ErrTooLong) {
+			return nil, fail(err)
 		}
 		return nil, fmt.Errorf("analyse: %w", err)
 	}
@@ -347,7 +341,7 @@ func (r *run) analyze(ctx context.Context, input string) (*dsp.Analysis, error) 
 
 func (m *Manager) checkDuration(sec float64) error {
 	if max := m.cfg.MaxDuration.Seconds(); sec > max {
-		return fail("too_long", fmt.Errorf("%w: %.0f s is longer than the %.0f s limit", dsp.ErrTooLong, sec, max))
+		return fail(fmt.Errorf("%w: %.0f s is longer than the %.0f s limit", dsp.ErrTooLong, sec, max))
 	}
 	return nil
 }
@@ -355,16 +349,16 @@ func (m *Manager) checkDuration(sec float64) error {
 func (r *run) transcribe(ctx context.Context, input string) error {
 	m, rec := r.m, r.rec
 	if err := m.transcriberReady(ctx); err != nil {
-		return fail("transcription_unavailable", err)
+		return fail(err)
 	}
-	rec.Transcript = &transcribe.Transcript{Status: "pending"}
+	rec.Transcript = &transcribe.Transcript{Status: apiv1.TranscriptPending}
 	select { // one transcription at a time per server; waiting shows progress 0
 	case m.transSem <- struct{}{}:
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
 	defer func() { <-m.transSem }()
-	rec.Transcript.Status = "running"
+	rec.Transcript.Status = apiv1.TranscriptRunning
 	if err := saveRecord(ctx, m.db.write, rec, r.gen); err != nil {
 		return err
 	}
@@ -374,15 +368,14 @@ func (r *run) transcribe(ctx context.Context, input string) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		code := "transcription_failed"
+		rec.Transcript = &transcribe.Transcript{Status: apiv1.TranscriptFailed}
 		if errors.Is(err, transcribe.ErrUnavailable) {
-			code = "transcription_unavailable"
+			return fail(fmt.Errorf("transcribe: %w", err))
 		}
-		rec.Transcript = &transcribe.Transcript{Status: "failed"}
-		return fail(code, fmt.Errorf("transcribe: %w", err))
+		return fail(fmt.Errorf("%w: %w", apiv1.ErrTranscriptionFailed, err))
 	}
 	m.metrics.phase.WithLabelValues("transcribe").Observe(time.Since(start).Seconds())
-	t.Status = "done"
+	t.Status = apiv1.TranscriptDone
 	rec.Transcript = t
 	return nil
 }
@@ -396,13 +389,10 @@ func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p 
 		if ctx.Err() != nil {
 			return err
 		}
-		if errors.Is(err, plan.ErrInvalidParams) {
-			return fail("invalid_params", err)
+		if ErrorCode(err) != apiv1.CodeInternal {
+			return fail(err) // bad options, unreadable input, nothing left to keep
 		}
-		if errors.Is(err, dsp.ErrUnsupportedFormat) {
-			return fail("unsupported_format", err)
-		}
-		return fail("render_failed", fmt.Errorf("render: %w", err))
+		return fail(fmt.Errorf("%w: %w", apiv1.ErrRenderFailed, err))
 	}
 	key := fmt.Sprintf("outputs/%s/%d/%s", rec.ID, r.gen, name)
 	f, err := os.Open(out)
@@ -413,11 +403,11 @@ func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p 
 	err = r.put(ctx, key, func(w *blob.Writer) error {
 		_, err := w.ReadFrom(f)
 		return err
-	}, &blob.WriterOptions{ContentType: contentType(res.Format), ContentDisposition: fmt.Sprintf("attachment; filename=%q", name)})
+	}, &blob.WriterOptions{ContentType: transcode.ContentType(res.Format), ContentDisposition: fmt.Sprintf("attachment; filename=%q", name)})
 	if err != nil {
 		return err
 	}
-	rec.Output = &Output{Format: res.Format, Duration: res.Duration, Name: name, Size: res.Size}
+	rec.Output = &apiv1.Output{Format: res.Format, Duration: res.Duration, Name: name, Size: res.Size}
 	rec.OutputKey, rec.OutputAt, rec.OutputExpired = key, time.Now().UTC(), false
 	return nil
 }
@@ -449,7 +439,12 @@ func (r *run) put(ctx context.Context, key string, fn func(w *blob.Writer) error
 // failed records a failure on the job (the River job completes: no retry).
 func (r *run) failed(ctx context.Context, jf *jobFailure) error {
 	rec := r.rec
-	rec.Status, rec.Error, rec.Render = StatusFailed, &JobError{Code: jf.code, Message: jf.err.Error()}, false
+	code := ErrorCode(jf.err)
+	if !code.IsJobCode() {
+		r.log.Error("a job failure without a job error code: recorded as internal", "code", code, "err", jf.err)
+		code = apiv1.CodeInternal
+	}
+	rec.Status, rec.Error, rec.Render = apiv1.StatusFailed, &apiv1.JobError{Code: code, Message: jf.err.Error()}, false
 	rec.UpdatedAt = time.Now().UTC()
 	if err := saveRecord(ctx, r.m.db.write, rec, r.gen); err != nil {
 		if errors.Is(err, errStale) {
@@ -457,8 +452,8 @@ func (r *run) failed(ctx context.Context, jf *jobFailure) error {
 		}
 		return err
 	}
-	r.m.metrics.finished.WithLabelValues(StatusFailed, jf.code).Inc()
-	r.m.log.Info("job failed", "job", rec.ID, "code", jf.code, "err", jf.err)
+	r.m.metrics.finished.WithLabelValues(string(apiv1.StatusFailed), string(code)).Inc()
+	r.m.log.Info("job failed", "job", rec.ID, "code", code, "err", jf.err)
 	return nil
 }
 

@@ -18,31 +18,65 @@ const (
 	MaxMinSpeechMs   = 2000.0
 )
 
-// Validate checks every parameter against its allowed range. The error
-// wraps ErrInvalidParams and names the field and the range; NaN and
-// infinities are refused. A nil ThresholdDb (automatic) is valid.
-func (p Params) Validate() error {
-	check := func(name string, v, lo, hi float64) error {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi {
-			return fmt.Errorf("%w: %s is %v, allowed %g to %g", ErrInvalidParams, name, v, lo, hi)
-		}
-		return nil
+// Limit is the allowed range of one parameter, both ends included.
+type Limit struct {
+	Name     string // the parameter's JSON name, e.g. "minSilenceSec"
+	Min, Max float64
+}
+
+// Limits returns the allowed range of each parameter, in the order of
+// Params' fields: the API's contract, which the HTTP adapter, the CLI and
+// the OpenAPI document's test read from here.
+func Limits() []Limit {
+	return []Limit{
+		{"thresholdDb", MinThresholdDb, MaxThresholdDb},
+		{"minSilenceSec", MinMinSilenceSec, MaxMinSilenceSec},
+		{"keepSilenceMs", MinKeepSilenceMs, MaxKeepSilenceMs},
+		{"minSpeechMs", MinMinSpeechMs, MaxMinSpeechMs},
 	}
+}
+
+// LimitOf returns the limit of the parameter called name.
+func LimitOf(name string) (Limit, bool) {
+	for _, l := range Limits() {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Limit{}, false
+}
+
+// Contains reports whether v is within l (never for NaN or infinities).
+func (l Limit) Contains(v float64) bool {
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= l.Min && v <= l.Max
+}
+
+// Check returns an error wrapping ErrInvalidParams that names the
+// parameter and its range when v is outside it.
+func (l Limit) Check(v float64) error {
+	if !l.Contains(v) {
+		return fmt.Errorf("%w: %s is %v, allowed %g to %g", ErrInvalidParams, l.Name, v, l.Min, l.Max)
+	}
+	return nil
+}
+
+// Validate checks every parameter against its allowed range (Limits). The
+// error wraps ErrInvalidParams and names the field and the range. A nil
+// ThresholdDb (automatic) is valid.
+func (p Params) Validate() error {
+	lim := Limits()
 	if p.ThresholdDb != nil {
-		if err := check("thresholdDb", *p.ThresholdDb, MinThresholdDb, MaxThresholdDb); err != nil {
+		if err := lim[0].Check(*p.ThresholdDb); err != nil {
 			return err
 		}
 	}
-	if err := check("minSilenceSec", p.MinSilenceSec, MinMinSilenceSec, MaxMinSilenceSec); err != nil {
-		return err
+	for i, v := range []float64{p.MinSilenceSec, p.KeepSilenceMs, p.MinSpeechMs} {
+		if err := lim[i+1].Check(v); err != nil {
+			return err
+		}
 	}
-	if err := check("keepSilenceMs", p.KeepSilenceMs, MinKeepSilenceMs, MaxKeepSilenceMs); err != nil {
-		return err
-	}
-	if err := check("minSpeechMs", p.MinSpeechMs, MinMinSpeechMs, MaxMinSpeechMs); err != nil {
-		return err
-	}
-	return check("faintVoiceDb", p.FaintVoiceDb, 0, 60)
+	// faintVoiceDb is set by presets only, not part of the API (no JSON).
+	return Limit{Name: "faintVoiceDb", Min: 0, Max: 60}.Check(p.FaintVoiceDb)
 }
 
 // Normalization targets a preset may ask for (the export's normalize field).
@@ -110,18 +144,28 @@ func DefaultPreset() Preset {
 	return p
 }
 
-// LookupPreset returns the named preset (case-insensitive); "" is the
-// default preset. An unknown name wraps ErrInvalidParams.
+// PresetNames returns the presets' names in their documented order.
+func PresetNames() []string {
+	ps := Presets()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// LookupPreset returns the named preset; names are matched without regard
+// to case ("Podcast" is podcast, and the returned Preset.Name is the
+// canonical lower-case name). "" is the default preset. An unknown name
+// wraps ErrInvalidParams.
 func LookupPreset(name string) (Preset, error) {
 	if name == "" {
 		name = DefaultPresetName
 	}
-	names := make([]string, 0, 5)
 	for _, p := range Presets() {
 		if strings.EqualFold(p.Name, name) {
 			return p, nil
 		}
-		names = append(names, p.Name)
 	}
-	return Preset{}, fmt.Errorf("%w: preset %q unknown, allowed %s", ErrInvalidParams, name, strings.Join(names, ", "))
+	return Preset{}, fmt.Errorf("%w: preset %q unknown, allowed %s", ErrInvalidParams, name, strings.Join(PresetNames(), ", "))
 }

@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
-// FCPXMLVersions are the FCPXML versions the writer produces (validated
-// against Apple's DTDs); 1.10 is the default (DaVinci Resolve 18.5 reads up to 1.10).
-var FCPXMLVersions = []string{"1.8", "1.9", "1.10", "1.11"}
+// FCPXMLVersions returns the FCPXML versions the writer produces, each
+// validated against Apple's DTD by the tests (testdata/dtd): 1.8 to 1.11.
+func FCPXMLVersions() []string { return []string{"1.8", "1.9", "1.10", "1.11"} }
+
+// DefaultFCPXMLVersion is the version written when Options name none
+// (DaVinci Resolve 18.5 reads up to 1.10).
+const DefaultFCPXMLVersion = "1.10"
 
 // attr escapes a string for an XML attribute.
 func attr(s string) string {
@@ -75,14 +80,10 @@ func fcpAudioRate(hz int) string {
 func (e *edit) writeFCPXML(w io.Writer) error {
 	v := e.o.FCPXMLVersion
 	if v == "" {
-		v = "1.10"
+		v = DefaultFCPXMLVersion
 	}
-	known := false
-	for _, k := range FCPXMLVersions {
-		known = known || k == v
-	}
-	if !known {
-		return fmt.Errorf("%w: FCPXML version %q (allowed 1.8, 1.9, 1.10, 1.11)", ErrInvalidOptions, v)
+	if !slices.Contains(FCPXMLVersions(), v) {
+		return fmt.Errorf("%w: FCPXML version %q (allowed %s)", ErrInvalidOptions, v, strings.Join(FCPXMLVersions(), ", "))
 	}
 	g := rateGrid{e.rate.Num, e.rate.Den}
 	bw := bufio.NewWriter(w)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -22,8 +23,9 @@ var ErrInvalidOptions = errors.New("invalid timeline options")
 // splits such an EDL into several files (-part2, ...) instead.
 var ErrTooManyEvents = errors.New("more than 999 EDL events")
 
-// ErrNothingToKeep reports a plan whose kept ranges are empty on the frame grid.
-var ErrNothingToKeep = errors.New("no kept range spans a whole frame")
+// ErrNoWholeFrame reports kept ranges that hold no whole frame at the
+// timeline's rate (plan.ErrNothingToKeep is the same verdict on the plan).
+var ErrNoWholeFrame = errors.New("no kept range spans a whole frame")
 
 // Kind is a timeline format.
 type Kind string
@@ -37,8 +39,28 @@ const (
 	CSV      Kind = "csv"
 )
 
-// Kinds returns every format, in a stable order.
-func Kinds() []Kind { return []Kind{FCPXML, Premiere, EDL, OTIO, CSV} }
+// kindTable is the one list of timeline formats: each one's file
+// extension and content type, in the documented order.
+var kindTable = [...]struct {
+	kind             Kind
+	ext, contentType string
+}{
+	{FCPXML, ".fcpxml", "application/xml; charset=utf-8"},
+	{Premiere, ".xml", "application/xml; charset=utf-8"},
+	{EDL, ".edl", "text/plain; charset=utf-8"},
+	{OTIO, ".otio", "application/json"},
+	{CSV, ".csv", "text/csv; charset=utf-8"},
+}
+
+// Kinds returns every format, in a stable order: fcpxml, premiere, edl,
+// otio, csv.
+func Kinds() []Kind {
+	out := make([]Kind, len(kindTable))
+	for i, r := range kindTable {
+		out[i] = r.kind
+	}
+	return out
+}
 
 // ParseKinds reads a comma-separated list such as "fcpxml,edl" ("all" for every kind).
 func ParseKinds(s string) ([]Kind, error) {
@@ -51,23 +73,43 @@ func ParseKinds(s string) ([]Kind, error) {
 		if k == "" {
 			continue
 		}
-		if k.Ext() == "" {
-			return nil, fmt.Errorf("%w: timeline %q (allowed fcpxml, premiere, edl, otio, csv)", ErrInvalidOptions, f)
+		if !k.Valid() {
+			return nil, fmt.Errorf("%w: timeline %q (allowed %s)", ErrInvalidOptions, f, kindList())
 		}
 		out = append(out, k)
 	}
 	return out, nil
 }
 
-// Ext returns the file extension of the format.
-func (k Kind) Ext() string {
-	return map[Kind]string{FCPXML: ".fcpxml", Premiere: ".xml", EDL: ".edl", OTIO: ".otio", CSV: ".csv"}[k]
+func kindList() string {
+	names := make([]string, len(kindTable))
+	for i, r := range kindTable {
+		names[i] = string(r.kind)
+	}
+	return strings.Join(names, ", ")
 }
 
-// ContentType returns the MIME type of the format.
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool { return k.Ext() != "" }
+
+// Ext returns the file extension of the format ("" for an unknown kind).
+func (k Kind) Ext() string {
+	for _, r := range kindTable {
+		if r.kind == k {
+			return r.ext
+		}
+	}
+	return ""
+}
+
+// ContentType returns the MIME type of the format ("" for an unknown kind).
 func (k Kind) ContentType() string {
-	return map[Kind]string{FCPXML: "application/xml", Premiere: "application/xml", EDL: "text/plain; charset=utf-8",
-		OTIO: "application/json", CSV: "text/csv; charset=utf-8"}[k]
+	for _, r := range kindTable {
+		if r.kind == k {
+			return r.contentType
+		}
+	}
+	return ""
 }
 
 // Media is what a timeline says about the source.
@@ -104,7 +146,7 @@ type Options struct {
 	// Rate is the edit rate for audio-only sources (default 30); a video
 	// source always uses its own frame rate.
 	Rate dsp.Rational
-	// FCPXMLVersion is "1.8", "1.9", "1.10" (default) or "1.11".
+	// FCPXMLVersion is one of FCPXMLVersions ("" is DefaultFCPXMLVersion).
 	FCPXMLVersion string
 	// DropFrame writes drop-frame timecode (29.97 and 59.94 only).
 	DropFrame bool
@@ -112,28 +154,49 @@ type Options struct {
 	Title string
 }
 
-// AudioRates are the edit rates offered for audio-only sources.
-var AudioRates = []dsp.Rational{{Num: 24000, Den: 1001}, {Num: 24, Den: 1}, {Num: 25, Den: 1}, {Num: 30000, Den: 1001},
-	{Num: 30, Den: 1}, {Num: 50, Den: 1}, {Num: 60000, Den: 1001}, {Num: 60, Den: 1}}
+// AudioRates returns the edit rates offered for audio-only sources:
+// 23.976, 24, 25, 29.97, 30, 50, 59.94 and 60.
+func AudioRates() []dsp.Rational {
+	return []dsp.Rational{{Num: 24000, Den: 1001}, {Num: 24, Den: 1}, {Num: 25, Den: 1}, {Num: 30000, Den: 1001},
+		{Num: 30, Den: 1}, {Num: 50, Den: 1}, {Num: 60000, Den: 1001}, {Num: 60, Den: 1}}
+}
 
-// ParseRate reads an edit rate: "23.976", "29.97", "59.94", "25", "30000/1001".
+// Frame rates ParseRate accepts, in frames per second.
+const (
+	MinRate = 1
+	MaxRate = 240
+)
+
+// ParseRate reads an edit rate between MinRate and MaxRate: an integer
+// ("25"), a ratio ("30000/1001", kept as written) or a decimal ("29.97",
+// "12.5"). Decimals within 0.006 of an NTSC rate (23.976, 29.97, 47.952,
+// 59.94, 119.88) are that exact ratio; other decimals are thousandths.
 func ParseRate(s string) (dsp.Rational, error) {
-	switch s {
-	case "23.976", "23.98":
-		return dsp.Rational{Num: 24000, Den: 1001}, nil
-	case "29.97":
-		return dsp.Rational{Num: 30000, Den: 1001}, nil
-	case "59.94":
-		return dsp.Rational{Num: 60000, Den: 1001}, nil
+	bad := fmt.Errorf("%w: rate %q: want a frame rate from %d to %d such as 25, 29.97 or 30000/1001", ErrInvalidOptions, s, MinRate, MaxRate)
+	if n, d, ok := strings.Cut(s, "/"); ok {
+		num, err1 := strconv.ParseInt(n, 10, 64)
+		den, err2 := strconv.ParseInt(d, 10, 64)
+		if err1 != nil || err2 != nil || num <= 0 || den <= 0 {
+			return dsp.Rational{}, bad
+		}
+		if f := float64(num) / float64(den); f < MinRate || f > MaxRate {
+			return dsp.Rational{}, bad
+		}
+		return dsp.Rational{Num: num, Den: den}, nil
 	}
-	var n, d int64
-	if k, _ := fmt.Sscanf(s, "%d/%d", &n, &d); k == 2 && n > 0 && d > 0 && n/d <= 240 {
-		return dsp.Rational{Num: n, Den: d}, nil
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= MinRate && f <= MaxRate) {
+		return dsp.Rational{}, bad
 	}
-	if k, _ := fmt.Sscanf(s, "%d", &n); k == 1 && n > 0 && n <= 240 && fmt.Sprint(n) == s {
-		return dsp.Rational{Num: n, Den: 1}, nil
+	for _, ntsc := range []int64{24, 30, 48, 60, 120} {
+		if math.Abs(f-float64(ntsc*1000)/1001) < 0.006 {
+			return dsp.Rational{Num: ntsc * 1000, Den: 1001}, nil
+		}
 	}
-	return dsp.Rational{}, fmt.Errorf("%w: rate %q (e.g. 23.976, 24, 25, 29.97, 30, 50, 59.94, 60 or 30000/1001)", ErrInvalidOptions, s)
+	if f == math.Trunc(f) {
+		return dsp.Rational{Num: int64(f), Den: 1}, nil
+	}
+	return dsp.Rational{Num: int64(math.Round(f * 1000)), Den: 1000}, nil
 }
 
 // edit is what every writer works from: the same frame list, rate and media.
@@ -166,7 +229,7 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 	}
 	e.segs = FrameList(keep, rate, m.Duration)
 	if len(e.segs) == 0 {
-		return nil, ErrNothingToKeep
+		return nil, ErrNoWholeFrame
 	}
 	e.last = int64(math.Floor(m.Duration*rate.Float() + 1e-6))
 	e.tc = SecToFrame(m.StartTimecode, rate)

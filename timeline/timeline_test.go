@@ -560,7 +560,7 @@ func TestReferenceFrames(t *testing.T) {
 func TestFCPXMLValidatesAgainstDTDs(t *testing.T) {
 	dtdDir := filepath.Join("testdata", "dtd")
 	for _, c := range cases() {
-		for _, v := range FCPXMLVersions {
+		for _, v := range FCPXMLVersions() {
 			o := c.o
 			o.FCPXMLVersion = v
 			var b bytes.Buffer

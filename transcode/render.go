@@ -30,19 +30,6 @@ import (
 // ErrFFmpegMissing reports that ffmpeg is needed for the format but is not installed.
 var ErrFFmpegMissing = dsp.ErrFFmpegMissing
 
-// Export formats.
-var formats = map[string]struct{ container, ext string }{
-	"mp3":     {"mp3", ".mp3"},
-	"mp3_320": {"mp3", ".mp3"},
-	"wav":     {"wav", ".wav"},
-	"m4a":     {"m4a", ".m4a"},
-	"mp4":     {"mp4", ".mp4"},
-	"mp4_hq":  {"mp4", ".mp4"},
-}
-
-// Loudness targets of the normalize option, LUFS.
-var targets = map[string]float64{"podcast": -16, "youtube": -14}
-
 // Options are the export settings of a render.
 type Options struct {
 	Format    string // mp3, mp3_320, wav, m4a, mp4, mp4_hq
@@ -66,34 +53,22 @@ type Result struct {
 	GainDb float64
 }
 
-// Formats returns the export formats: mp3 (VBR V2), mp3_320, wav (16-bit,
-// 24-bit for deeper inputs), m4a (AAC 192 kbit/s), mp4 and mp4_hq (H.264 and
-// AAC; video inputs only).
-func Formats() []string { return []string{"mp3", "mp3_320", "wav", "m4a", "mp4", "mp4_hq"} }
-
-// Ext returns the file extension of an export format (".mp3" for mp3_320),
-// or "" for an unknown format.
-func Ext(format string) string { return formats[format].ext }
-
-// ContainerOf returns the container of an export format ("mp3" for mp3_320).
-func ContainerOf(format string) string { return formats[format].container }
-
 // OutputName returns the input name with an -autocut suffix and the format's extension.
 func OutputName(inputName, format string) string {
 	stem := strings.TrimSuffix(inputName, filepath.Ext(inputName))
 	if stem == "" {
 		stem = "output"
 	}
-	return stem + "-autocut" + formats[format].ext
+	return stem + "-autocut" + formatOf(format).ext
 }
 
 // Validate checks options against the input (mp4 only for video).
 func (o Options) Validate(info dsp.Info) error {
-	if _, ok := formats[o.Format]; !ok {
+	if formatOf(o.Format).name == "" {
 		return fmt.Errorf("%w: export.format %q: allowed %s", plan.ErrInvalidParams, o.Format, strings.Join(Formats(), ", "))
 	}
-	if n := o.Normalize; n != "" && n != "none" && targets[n] == 0 {
-		return fmt.Errorf("%w: export.normalize %q: allowed none, podcast, youtube", plan.ErrInvalidParams, n)
+	if _, ok := normalizationOf(o.Normalize); !ok && o.Normalize != "" {
+		return fmt.Errorf("%w: export.normalize %q: allowed %s", plan.ErrInvalidParams, o.Normalize, strings.Join(Normalizations(), ", "))
 	}
 	if ContainerOf(o.Format) == "mp4" && info.Type != "video" {
 		return fmt.Errorf("%w: export.format %q needs a video input; %s is audio only (choose mp3, mp3_320, wav or m4a)", plan.ErrInvalidParams, o.Format, info.Name)
@@ -239,7 +214,7 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 
 	// Pass 1: loudness of the chain's output.
 	gain := 1.0
-	if target, ok := targets[o.Normalize]; ok {
+	if target, ok := normalizationOf(o.Normalize); ok && o.Normalize != plan.NormalizeNone {
 		var lufs float64
 		if !o.Rumble && !o.Denoise {
 			lufs = a.LoudnessOf(keep) // the kept audio is unchanged but for fades: no decode needed
@@ -261,7 +236,7 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 		ceiling = -2.0 // lossy encoders overshoot the input's true peak a little
 	}
 	normalize := o.Normalize != "" && o.Normalize != "none"
-	if target, ok := targets[o.Normalize]; ok && res.GainDb != 0 && a.Loudness.TruePeak+res.GainDb > ceiling-0.5 {
+	if target, ok := normalizationOf(o.Normalize); ok && res.GainDb != 0 && a.Loudness.TruePeak+res.GainDb > ceiling-0.5 {
 		// The limiter will work and lower the loudness a little: measure the
 		// limited result and correct the gain (at most three passes).
 		for i := 0; i < 3; i++ {

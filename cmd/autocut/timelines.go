@@ -22,7 +22,7 @@ func (t *timelineFlags) register(c *cmdFlags, dirDefault string) {
 	c.StringVar(&t.dir, "timeline-dir", "", "`directory` for timeline files, named <input name>-autocut.<ext> (default: "+dirDefault+")")
 	c.StringVar(&t.rate, "timeline-rate", "30", "edit `rate` for audio-only inputs: 23.976, 24, 25, 29.97, 30, 50, 59.94, 60")
 	c.StringVar(&t.mediaPath, "timeline-media-path", "", "`path` of the original on the editing machine (default: the input's absolute path, written as a file:// URL)")
-	c.StringVar(&t.fcpxmlVersion, "fcpxml-version", "1.10", "FCPXML `version`: "+strings.Join(timeline.FCPXMLVersions, ", "))
+	c.StringVar(&t.fcpxmlVersion, "fcpxml-version", "1.10", "FCPXML `version`: "+strings.Join(timeline.FCPXMLVersions(), ", "))
 	c.BoolVar(&t.dropFrame, "drop-frame", false, "drop-frame timecode in EDLs and XML (29.97 and 59.94 only)")
 }
 
@@ -33,8 +33,8 @@ func (t *timelineFlags) check(inputPath, dir string) ([]string, error) {
 	if _, err := timeline.ParseRate(t.rate); err != nil {
 		return nil, usageError{fmt.Sprintf("--timeline-rate %s: %v", t.rate, err)}
 	}
-	if !slices.Contains(timeline.FCPXMLVersions, t.fcpxmlVersion) {
-		return nil, usageError{fmt.Sprintf("--fcpxml-version %s: allowed %s", t.fcpxmlVersion, strings.Join(timeline.FCPXMLVersions, ", "))}
+	if !slices.Contains(timeline.FCPXMLVersions(), t.fcpxmlVersion) {
+		return nil, usageError{fmt.Sprintf("--fcpxml-version %s: allowed %s", t.fcpxmlVersion, strings.Join(timeline.FCPXMLVersions(), ", "))}
 	}
 	if t.kinds == "" {
 		return nil, nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/client"
 )
 
@@ -21,7 +22,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	c := client.New(os.Args[1], os.Getenv("AUTOCUT_KEY"))
-	job, err := c.CreateFromFile(ctx, os.Args[2], client.Options{Preset: "podcast"})
+	job, err := c.CreateFromFile(ctx, os.Args[2], apiv1.Options{Preset: "podcast"})
 	if err != nil {
 		log.Fatal(err)
 	}

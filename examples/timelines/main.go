@@ -38,9 +38,13 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	rate, err := timeline.ParseRate("25") // the edit rate of an audio-only input; a video keeps its own
+	if err != nil {
+		log.Fatal(err)
+	}
 	stem := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
 	files, err := timeline.WriteFiles(".", stem, []timeline.Kind{timeline.FCPXML, timeline.EDL}, p.Keep,
-		timeline.MediaFromInfo(a.Input, mediaPath), timeline.Options{Rate: timeline.AudioRates[2]}) // 25 fps for audio
+		timeline.MediaFromInfo(a.Input, mediaPath), timeline.Options{Rate: rate})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,0 +1,260 @@
+package apiv1
+
+import "time"
+
+// Status is a job's state.
+type Status string
+
+// Job states: a job starts analyzing; it goes through transcribing when
+// transcription was asked and rendering when a render is due, and ends done
+// or failed (with Job.Error). A re-run (Patch) starts again from the first
+// state it needs.
+const (
+	StatusAnalyzing    Status = "analyzing"
+	StatusTranscribing Status = "transcribing"
+	StatusRendering    Status = "rendering"
+	StatusDone         Status = "done"
+	StatusFailed       Status = "failed"
+)
+
+// Statuses returns every job state in the order a job goes through them.
+func Statuses() []Status {
+	return []Status{StatusAnalyzing, StatusTranscribing, StatusRendering, StatusDone, StatusFailed}
+}
+
+// Busy reports whether a job in state s is being worked on.
+func (s Status) Busy() bool {
+	return s == StatusAnalyzing || s == StatusTranscribing || s == StatusRendering
+}
+
+// Transcript states.
+const (
+	TranscriptPending = "pending" // queued behind another transcription
+	TranscriptRunning = "running"
+	TranscriptDone    = "done"
+	TranscriptFailed  = "failed"
+)
+
+// TranscriptStatuses returns every transcript state.
+func TranscriptStatuses() []string {
+	return []string{TranscriptPending, TranscriptRunning, TranscriptDone, TranscriptFailed}
+}
+
+// Patch actions.
+const (
+	ActionExport     = "export"     // render again with the job's settings
+	ActionTranscribe = "transcribe" // transcribe, cut the fillers, render when due
+)
+
+// Actions returns the actions a Patch may ask for.
+func Actions() []string { return []string{ActionExport, ActionTranscribe} }
+
+// ParamsInput are analysis parameters as a client sends them; nil means
+// unset (the job's own, or the preset's).
+type ParamsInput struct {
+	ThresholdDb   *float64 `json:"thresholdDb,omitempty"`
+	MinSilenceSec *float64 `json:"minSilenceSec,omitempty"`
+	KeepSilenceMs *float64 `json:"keepSilenceMs,omitempty"`
+	MinSpeechMs   *float64 `json:"minSpeechMs,omitempty"`
+}
+
+// ExportInput are export settings as a client sends them; nil means unset.
+type ExportInput struct {
+	Format     *string `json:"format,omitempty"`
+	Normalize  *string `json:"normalize,omitempty"`
+	Denoise    *bool   `json:"denoise,omitempty"`
+	Rumble     *bool   `json:"rumble,omitempty"`
+	CutFillers *bool   `json:"cutFillers,omitempty"`
+}
+
+// Options are the option fields of both creation forms: the JSON body with
+// a url, or the X-Options header of a streamed upload.
+type Options struct {
+	Preset     string       `json:"preset,omitempty"`
+	Params     *ParamsInput `json:"params,omitempty"`
+	Export     *ExportInput `json:"export,omitempty"`
+	Transcribe *bool        `json:"transcribe,omitempty"`
+	AutoExport *bool        `json:"autoExport,omitempty"`
+}
+
+// CreateFromURL is the JSON body that asks the server to download the media.
+type CreateFromURL struct {
+	URL string `json:"url"`
+	Options
+}
+
+// Patch changes a job's settings and re-runs it (Action "export" or
+// "transcribe"; "" saves the settings, re-rendering an auto-exported job
+// whose settings changed).
+//
+// Cuts, when present, sets an explicit cut list: the plan then holds
+// exactly these cuts (sorted, not overlapping, inside the input; an empty
+// list keeps everything), each with the reason of the detected cut it
+// equals, else "manual". A later Patch with params (or action transcribe)
+// drops the list and plans from the detection again; one with export only
+// keeps it.
+type Patch struct {
+	Params *ParamsInput `json:"params,omitempty"`
+	Export *ExportInput `json:"export,omitempty"`
+	Cuts   *[]Range     `json:"cuts,omitempty"`
+	Action string       `json:"action,omitempty"`
+}
+
+// Params are a job's effective analysis parameters. ThresholdDb is null
+// while an automatic threshold is not known yet.
+type Params struct {
+	ThresholdDb   *float64 `json:"thresholdDb"`
+	MinSilenceSec float64  `json:"minSilenceSec"`
+	KeepSilenceMs float64  `json:"keepSilenceMs"`
+	MinSpeechMs   float64  `json:"minSpeechMs"`
+}
+
+// Export are a job's effective export settings.
+type Export struct {
+	Format     string `json:"format"`
+	Normalize  string `json:"normalize"`
+	Denoise    bool   `json:"denoise"`
+	Rumble     bool   `json:"rumble"`
+	CutFillers bool   `json:"cutFillers"`
+}
+
+// Input describes a job's input.
+type Input struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"` // "audio" or "video"; "" until known
+	Duration *float64 `json:"duration"`
+}
+
+// Output describes a job's rendered file.
+type Output struct {
+	URL      string  `json:"url"`    // the download address
+	Format   string  `json:"format"` // container: mp3, wav, m4a, mp4
+	Duration float64 `json:"duration"`
+	Name     string  `json:"name"`
+	Size     int64   `json:"size"`
+}
+
+// Cut is a removed stretch of the original, in seconds, and why.
+type Cut struct {
+	Start  float64 `json:"start"`
+	End    float64 `json:"end"`
+	Reason string  `json:"reason"` // why: "silence", "short-speech", "noise", "filler", "manual"
+}
+
+// Range is a half-open time interval [Start, End) in seconds of the original.
+type Range struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// Stats summarise a plan.
+type Stats struct {
+	OriginalSec float64 `json:"originalSec"`
+	FinalSec    float64 `json:"finalSec"`
+	SavedSec    float64 `json:"savedSec"`
+	SavedPct    float64 `json:"savedPct"`
+	CutsCount   int     `json:"cutsCount"`
+}
+
+// Plan is a job's cut plan: cuts and keeps are sorted, disjoint and
+// together cover [0, Stats.OriginalSec].
+type Plan struct {
+	Cuts         []Cut   `json:"cuts"`
+	Keep         []Range `json:"keep"`
+	Stats        Stats   `json:"stats"`
+	ThresholdDb  float64 `json:"thresholdDb"` // the threshold used (automatic or given)
+	NoiseFloorDb float64 `json:"noiseFloorDb"`
+	Params       Params  `json:"params"` // the params the plan used, threshold filled in
+}
+
+// Word is a recognised word with its time in the original, in seconds.
+type Word struct {
+	Word       string  `json:"word"`
+	Start      float64 `json:"start"`
+	End        float64 `json:"end"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Filler is a filler word found in the transcript.
+type Filler struct {
+	Word       string  `json:"word"`
+	Start      float64 `json:"start"`
+	End        float64 `json:"end"`
+	Kind       string  `json:"kind"` // "filler"
+	Confidence float64 `json:"confidence"`
+}
+
+// Transcript is a job's transcription and the fillers found in it.
+type Transcript struct {
+	Status   string   `json:"status"` // see TranscriptStatuses
+	Language string   `json:"language"`
+	Engine   string   `json:"engine,omitempty"`
+	Words    []Word   `json:"words"`
+	Fillers  []Filler `json:"fillers"`
+}
+
+// Timelines are the addresses of a job's timeline exports, one per kind.
+type Timelines struct {
+	FCPXML   string `json:"fcpxml"`
+	Premiere string `json:"premiere"`
+	EDL      string `json:"edl"`
+	OTIO     string `json:"otio"`
+	CSV      string `json:"csv"`
+}
+
+// JobError is why a job failed.
+type JobError struct {
+	Code    ErrorCode `json:"code"`
+	Message string    `json:"message"`
+}
+
+// Job is a job as the API shows it. Output is null until a rendered file
+// exists (and again after its retention period); Plan and Timelines appear
+// once analysis has run; Transcript when transcription was asked.
+type Job struct {
+	ID         string      `json:"id"`
+	Status     Status      `json:"status"`
+	Progress   float64     `json:"progress"` // percent of the whole run, 0..100
+	Input      Input       `json:"input"`
+	Preset     string      `json:"preset,omitempty"`
+	Params     Params      `json:"params"`
+	Export     Export      `json:"export"`
+	Transcribe bool        `json:"transcribe"`
+	AutoExport bool        `json:"autoExport"`
+	Output     *Output     `json:"output"`
+	Plan       *Plan       `json:"plan,omitempty"`
+	Transcript *Transcript `json:"transcript,omitempty"`
+	Error      *JobError   `json:"error,omitempty"`
+	CreatedAt  time.Time   `json:"createdAt"`
+	UpdatedAt  time.Time   `json:"updatedAt"`
+	Timelines  *Timelines  `json:"timelines"`
+}
+
+// JobList is a page of GET /api/v1/jobs, newest first. NextCursor is null
+// on the last page.
+type JobList struct {
+	Jobs       []Job   `json:"jobs"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// MaxListLimit is the most jobs one page of the list holds.
+const MaxListLimit = 50
+
+// Preview is the answer of GET /api/v1/jobs/{id}/preview: the plan other
+// params would give, nothing stored.
+type Preview struct {
+	Plan *Plan `json:"plan"`
+}
+
+// Envelope is the answer of GET /api/v1/jobs/{id}/envelope: levels in dBFS
+// (floored at FloorDb), one per FrameSec seconds, and the levels the
+// analysis measured on the whole file: its background (noise floor), its
+// speech and the automatic silence threshold between them.
+type Envelope struct {
+	FrameSec      float64   `json:"frameSec"`
+	FloorDb       float64   `json:"floorDb"`
+	Levels        []float64 `json:"levels"`
+	NoiseFloorDb  float64   `json:"noiseFloorDb"`
+	SpeechLevelDb float64   `json:"speechLevelDb"`
+	ThresholdDb   float64   `json:"thresholdDb"`
+}
