@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -18,11 +20,19 @@ type timelineFlags struct {
 }
 
 func (t *timelineFlags) register(c *cmdFlags, dirDefault string) {
-	c.StringVar(&t.kinds, "timelines", "", "timeline `kinds` to write: fcpxml,premiere,edl,otio,csv (or all)")
+	kinds := make([]string, 0, len(timeline.Kinds()))
+	for _, k := range timeline.Kinds() {
+		kinds = append(kinds, string(k))
+	}
+	rates := make([]string, 0, len(timeline.AudioRates()))
+	for _, r := range timeline.AudioRates() {
+		rates = append(rates, strconv.FormatFloat(math.Round(r.Float()*1000)/1000, 'f', -1, 64))
+	}
+	c.StringVar(&t.kinds, "timelines", "", "timeline `kinds` to write: "+strings.Join(kinds, ",")+" (or all)")
 	c.StringVar(&t.dir, "timeline-dir", "", "`directory` for timeline files, named <input name>-autocut.<ext> (default: "+dirDefault+")")
-	c.StringVar(&t.rate, "timeline-rate", "30", "edit `rate` for audio-only inputs: 23.976, 24, 25, 29.97, 30, 50, 59.94, 60")
+	c.StringVar(&t.rate, "timeline-rate", "30", "edit `rate` for audio-only inputs: "+strings.Join(rates, ", ")+" (or any rate such as 30000/1001)")
 	c.StringVar(&t.mediaPath, "timeline-media-path", "", "`path` of the original on the editing machine (default: the input's absolute path, written as a file:// URL)")
-	c.StringVar(&t.fcpxmlVersion, "fcpxml-version", "1.10", "FCPXML `version`: "+strings.Join(timeline.FCPXMLVersions(), ", "))
+	c.StringVar(&t.fcpxmlVersion, "fcpxml-version", timeline.DefaultFCPXMLVersion, "FCPXML `version`: "+strings.Join(timeline.FCPXMLVersions(), ", "))
 	c.BoolVar(&t.dropFrame, "drop-frame", false, "drop-frame timecode in EDLs and XML (29.97 and 59.94 only)")
 }
 
