@@ -532,18 +532,3 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 	}
 	return a.Result(info), nil
 }
-
-// AnalyzeWith opens path with dec and analyses the whole stream; the
-// Analysis.Input is the decoder's Info with the real decoded duration.
-func AnalyzeWith(ctx context.Context, dec Decoder, path string, progress Progress) (*Analysis, error) {
-	s, err := dec.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	a, err := Analyze(ctx, s, s.Info(), progress)
-	if err != nil {
-		return nil, fmt.Errorf("analyse %s: %w", s.Info().Name, err)
-	}
-	return a, nil
-}

@@ -1,6 +1,7 @@
 package dsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,12 +70,22 @@ func TestDecodersAgreeOnTimingAndLength(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := ffmpegGen(t, c.file, append(append([]string{}, tone...), c.args...)...)
-			var got [2]struct {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Each decoder from the file (by path) and from a plain stream.
+			var got [4]struct {
 				onset, dur float64
 				ch         int
 			}
-			for i, dec := range []Decoder{NativeDecoder{}, FFmpegDecoder{}} {
-				s, err := dec.Open(ctx, path)
+			for i, dec := range []Decoder{NativeDecoder{}, FFmpegDecoder{}, NativeDecoder{}, FFmpegDecoder{}} {
+				var s Stream
+				if i < 2 {
+					s, err = openFile(ctx, dec, path)
+				} else {
+					s, err = dec.Decode(ctx, streamOnly(data), c.file)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,21 +94,26 @@ func TestDecodersAgreeOnTimingAndLength(t *testing.T) {
 				got[i].onset = onset(x, f.Channels, f.SampleRate, 0.05)
 				got[i].dur = s.Info().Duration
 				got[i].ch = f.Channels
+				if s.Info().Name != c.file {
+					t.Errorf("%T: name %q", dec, s.Info().Name)
+				}
 				s.Close()
 			}
 			t.Logf("native onset %.4f s dur %.4f s ch %d | ffmpeg onset %.4f s dur %.4f s ch %d",
 				got[0].onset, got[0].dur, got[0].ch, got[1].onset, got[1].dur, got[1].ch)
-			if got[0].ch != c.channels || got[1].ch != c.channels {
-				t.Errorf("channels native %d ffmpeg %d, want %d", got[0].ch, got[1].ch, c.channels)
-			}
-			if d := math.Abs(got[0].onset - got[1].onset); d > 0.001 {
-				t.Errorf("onsets differ by %.4f s", d)
+			for i, g := range got {
+				if g.ch != c.channels {
+					t.Errorf("decode %d: channels %d, want %d", i, g.ch, c.channels)
+				}
+				if d := math.Abs(g.onset - got[0].onset); d > 0.001 {
+					t.Errorf("decode %d: onsets differ by %.4f s", i, d)
+				}
+				if d := math.Abs(g.dur - got[0].dur); d > 0.001 {
+					t.Errorf("decode %d: durations differ by %.4f s", i, d)
+				}
 			}
 			if d := math.Abs(got[0].onset - 1.0); d > 0.002 {
 				t.Errorf("native onset %.4f s, want 1.000", got[0].onset)
-			}
-			if d := math.Abs(got[0].dur - got[1].dur); d > 0.001 {
-				t.Errorf("durations differ by %.4f s", d)
 			}
 		})
 	}
@@ -115,6 +131,9 @@ func TestAutoDecoderContainers(t *testing.T) {
 		{"a.opus", "ogg", "opus", []string{"-c:a", "libopus", "-ar", "48000"}},
 		{"a.m4a", "mp4", "aac", []string{"-c:a", "aac"}},
 		{"a.mka", "matroska", "flac", []string{"-c:a", "flac"}},
+		{"fast.m4a", "mp4", "aac", []string{"-c:a", "aac", "-movflags", "+faststart"}},
+		{"a.ts", "mpegts", "mp2", []string{"-c:a", "mp2", "-f", "mpegts"}},
+		{"a.aiff", "aiff", "pcm_s16be", nil},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			path := ffmpegGen(t, c.file, append(append([]string{}, tone...), c.args...)...)
@@ -123,20 +142,94 @@ func TestAutoDecoderContainers(t *testing.T) {
 			if err := os.Rename(path, lying); err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(ctx, lying)
+			data, err := os.ReadFile(lying)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer s.Close()
-			decodeAll(t, s)
-			info := s.Info()
-			if info.Format != c.format || info.Codec != c.codec || info.Type != "audio" {
-				t.Errorf("info %+v, want format %s codec %s", info, c.format, c.codec)
-			}
-			if math.Abs(info.Duration-1.5) > 0.03 {
-				t.Errorf("duration %.4f, want 1.5", info.Duration)
+			for _, fromStream := range []bool{false, true} {
+				var s Stream
+				if fromStream {
+					s, err = Decode(ctx, streamOnly(data), c.file)
+				} else {
+					s, err = Open(ctx, lying)
+				}
+				if fromStream && NeedsSeek(data) {
+					// An MP4 whose index follows its media: only from a file.
+					if !errors.Is(err, ErrNotStreamable) {
+						t.Errorf("stream of %s: %v, want ErrNotStreamable", c.file, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("stream %v: %v", fromStream, err)
+				}
+				decodeAll(t, s)
+				s.Close()
+				info := s.Info()
+				if info.Format != c.format || info.Codec != c.codec || info.Type != "audio" {
+					t.Errorf("stream %v: info %+v, want format %s codec %s", fromStream, info, c.format, c.codec)
+				}
+				if math.Abs(info.Duration-1.5) > 0.03 {
+					t.Errorf("stream %v: duration %.4f, want 1.5", fromStream, info.Duration)
+				}
 			}
 		})
+	}
+}
+
+// streamOnly hides everything of a byte slice but Read: what a decoder
+// gets from a network body or a pipe.
+func streamOnly(b []byte) io.Reader { return struct{ io.Reader }{bytes.NewReader(b)} }
+
+// TestNeedsSeek: an MP4 is streamable when its moov box precedes mdat.
+func TestNeedsSeek(t *testing.T) {
+	tone := []string{"-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"end.m4a", nil, true},
+		{"fast.m4a", []string{"-movflags", "+faststart"}, false},
+		{"frag.mp4", []string{"-movflags", "+frag_keyframe+empty_moov"}, false},
+		{"end.mov", []string{"-f", "mov"}, true},
+		{"a.flac", []string{"-c:a", "flac"}, false},
+	} {
+		head, err := os.ReadFile(ffmpegGen(t, c.name, append(append([]string{}, tone...), c.args...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := NeedsSeek(head[:min(len(head), 64<<10)]); got != c.want {
+			t.Errorf("%s (%s): NeedsSeek %v, want %v", c.name, Sniff(head), got, c.want)
+		}
+	}
+	// Truncated or odd box headers are answered conservatively.
+	for _, b := range [][]byte{
+		[]byte("\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2"), // ends after ftyp
+		[]byte("\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2\x00\x00\x00\x00mdat"),
+		[]byte("\x00\x00\x00\x04ftypisom"),
+	} {
+		if !NeedsSeek(b) {
+			t.Errorf("NeedsSeek(%q) = false", b)
+		}
+	}
+}
+
+// TestSniffLen: SniffLen bytes of a real MPEG-TS stream are enough to
+// name it (two sync bytes 188 apart), and no fewer than 189 could be.
+func TestSniffLen(t *testing.T) {
+	if SniffLen < 189 {
+		t.Fatalf("SniffLen %d < 189", SniffLen)
+	}
+	ts, err := os.ReadFile(ffmpegGen(t, "a.ts", "-f", "lavfi", "-i", "sine=d=1", "-c:a", "mp2", "-f", "mpegts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Sniff(ts[:SniffLen]); got != "mpegts" {
+		t.Errorf("Sniff(first %d bytes of a TS) = %q", SniffLen, got)
+	}
+	if got := Sniff(ts[:188]); got == "mpegts" {
+		t.Errorf("188 bytes named a TS: the check is not the two-packet one")
 	}
 }
 
@@ -226,9 +319,11 @@ func TestDecodeErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, dec := range []Decoder{AutoDecoder{}, NativeDecoder{}} {
-				_, err := dec.Open(ctx, write(c.name, c.data))
-				if !errors.Is(err, ErrUnsupportedFormat) {
+				if _, err := openFile(ctx, dec, write(c.name, c.data)); !errors.Is(err, ErrUnsupportedFormat) {
 					t.Errorf("%T: err %v, want ErrUnsupportedFormat", dec, err)
+				}
+				if _, err := dec.Decode(ctx, streamOnly(c.data), c.name); !errors.Is(err, ErrUnsupportedFormat) {
+					t.Errorf("%T from a stream: err %v, want ErrUnsupportedFormat", dec, err)
 				}
 			}
 		})
@@ -317,7 +412,7 @@ func BenchmarkDecodeMP3(b *testing.B) {
 			b.ReportAllocs()
 			buf := make([]float32, 8192)
 			for b.Loop() {
-				s, err := dec.Open(context.Background(), path)
+				s, err := openFile(context.Background(), dec, path)
 				if err != nil {
 					b.Fatal(err)
 				}

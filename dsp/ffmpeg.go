@@ -2,6 +2,7 @@ package dsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -82,24 +83,59 @@ func (d FFmpegDecoder) Probe(ctx context.Context, path string) (Info, error) {
 	if _, err := os.Stat(path); err != nil {
 		return Info{}, err
 	}
+	return d.probe(ctx, path, nil, filepath.Base(path))
+}
+
+// ffprobeHeadLen is how much of a stream ffprobe sees when the input is
+// not a file: the headers of every container ffmpeg streams lie within it.
+const ffprobeHeadLen = 1 << 20
+
+// headDurationFormats are the containers whose header states the duration,
+// so that ffprobe's duration from the first ffprobeHeadLen bytes is the
+// real one (for the others it would estimate it from the bytes it saw).
+var headDurationFormats = map[string]bool{"mp4": true, "matroska": true, "flac": true, "wav": true, "aiff": true}
+
+// probeHead asks ffprobe what a stream holds from its first bytes. The
+// duration is kept only where the container's header states it (0 means
+// unknown until decoded); an MP3's comes from its Xing/LAME tag.
+func (d FFmpegDecoder) probeHead(ctx context.Context, head []byte, name string) (Info, error) {
+	info, err := d.probe(ctx, "pipe:0", bytes.NewReader(head), name)
+	if err != nil {
+		return Info{}, err
+	}
+	if !headDurationFormats[info.Format] {
+		info.Duration = 0
+		if sec, ok := MP3GaplessDuration(head); ok && info.Format == "mp3" {
+			info.Duration = sec
+		}
+	}
+	return info, nil
+}
+
+// probe runs ffprobe on input (a path, or "pipe:0" reading stdin).
+func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader, name string) (Info, error) {
 	if _, err := exec.LookPath(d.ffprobe()); err != nil {
 		return Info{}, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
-	cmd := exec.CommandContext(ctx, d.ffprobe(), "-v", "error", "-show_streams", "-show_format", "-of", "json", path)
+	cmd := exec.CommandContext(ctx, d.ffprobe(), "-v", "error", "-show_streams", "-show_format", "-of", "json", input)
+	cmd.Stdin = stdin
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if ctx.Err() != nil {
 		return Info{}, ctx.Err()
 	}
-	if err != nil {
-		return Info{}, fmt.Errorf("%w: ffprobe cannot read %s: %s", ErrUnsupportedFormat, filepath.Base(path), tail.Lines(stderr.String(), 3))
-	}
 	var pr probeJSON
-	if err := json.Unmarshal(out, &pr); err != nil {
-		return Info{}, fmt.Errorf("%w: ffprobe output: %v", ErrUnsupportedFormat, err)
+	jerr := json.Unmarshal(out, &pr)
+	switch {
+	case err != nil && (stdin == nil || jerr != nil || len(pr.Streams) == 0):
+		// (A probe of a stream's head may end in an error about the
+		// truncation after it has described the streams: that is fine.)
+		return Info{}, fmt.Errorf("%w: ffprobe cannot read %s: %s", ErrUnsupportedFormat, name, tail.Lines(stderr.String(), 3))
+	case jerr != nil:
+		return Info{}, fmt.Errorf("%w: ffprobe output: %v", ErrUnsupportedFormat, jerr)
 	}
-	info := Info{Name: filepath.Base(path), Type: "audio", Format: containerName(pr.Format.Name), Frames: -1}
+	info := Info{Name: name, Type: "audio", Format: containerName(pr.Format.Name), Frames: -1}
 	info.Duration, _ = strconv.ParseFloat(pr.Format.Duration, 64)
 	audio := -1
 	for i, s := range pr.Streams {
@@ -238,20 +274,70 @@ func parseTimecode(tc string, rate Rational) float64 {
 	return float64(frames) * float64(rate.Den) / float64(rate.Num)
 }
 
-// Open probes path and starts ffmpeg decoding its first audio stream.
+// Open probes the file at path and starts ffmpeg decoding its first audio
+// stream (Decode of the opened file).
 func (d FFmpegDecoder) Open(ctx context.Context, path string) (Stream, error) {
-	info, err := d.Probe(ctx, path)
+	return openFile(ctx, d, path)
+}
+
+// Decode starts ffmpeg decoding the first audio stream of the media r
+// yields. A regular file at its start is handed to ffmpeg by path, so that
+// ffmpeg may seek in it; any other reader is piped to ffmpeg's standard
+// input after ffprobe has read its first MiB, which fails with
+// ErrNotStreamable for an MP4/MOV whose index follows its media (see
+// NeedsSeek). The Stream does not close r.
+func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stream, error) {
+	if path, ok := filePath(r); ok {
+		info, err := d.probe(ctx, path, nil, name)
+		if err != nil {
+			return nil, err
+		}
+		return d.start(ctx, info, path, nil)
+	}
+	br := bufio.NewReaderSize(r, ffprobeHeadLen)
+	head, err := br.Peek(ffprobeHeadLen)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(head) == 0 {
+		return nil, fmt.Errorf("%w: %s is empty (0 bytes)", ErrUnsupportedFormat, name)
+	}
+	if NeedsSeek(head) {
+		return nil, fmt.Errorf("%s: %w: decode it from a file", name, ErrNotStreamable)
+	}
+	info, err := d.probeHead(ctx, head, name)
 	if err != nil {
 		return nil, err
 	}
+	st, err := d.start(ctx, info, "pipe:0", br)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := mp3GaplessFrames(head); ok && info.Format == "mp3" && info.SampleRate > 0 {
+		// ffmpeg trims an MP3's encoder padding when it reads a file but
+		// not from a pipe: end it where its LAME tag says, as the native
+		// decoder does.
+		st.(*ffmpegStream).limit = n
+	}
+	return st, nil
+}
+
+// start runs ffmpeg on input (a path, or "pipe:0" fed from stdin), which
+// info describes.
+func (d FFmpegDecoder) start(ctx context.Context, info Info, input string, stdin io.Reader) (Stream, error) {
 	if _, err := exec.LookPath(d.ffmpeg()); err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
 	s := &ffmpegStream{info: info, format: Format{SampleRate: info.SampleRate, Channels: info.Channels}}
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	s.cmd = exec.CommandContext(s.ctx, d.ffmpeg(), "-nostdin", "-v", "error", "-i", path,
+	args := []string{"-nostdin", "-v", "error", "-i", input}
+	if stdin != nil {
+		args = args[1:] // stdin is the input
+	}
+	s.cmd = exec.CommandContext(s.ctx, d.ffmpeg(), append(args,
 		"-map", "0:a:0", "-vn", "-sn", "-dn", "-f", "f32le", "-acodec", "pcm_f32le",
-		"-ar", strconv.Itoa(info.SampleRate), "-ac", strconv.Itoa(info.Channels), "-")
+		"-ar", strconv.Itoa(info.SampleRate), "-ac", strconv.Itoa(info.Channels), "-")...)
+	s.cmd.Stdin = stdin
 	s.cmd.Stderr = &s.stderr
 	pipe, err := s.cmd.StdoutPipe()
 	if err != nil {
@@ -299,6 +385,7 @@ type ffmpegStream struct {
 	stderr  tailBuffer
 	buf     []byte
 	frames  int64
+	limit   int64 // frames to deliver at most; 0: all ffmpeg writes
 	done    bool
 	waitErr error
 }
@@ -315,6 +402,13 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 	}
 	ch := s.format.Channels
 	n := len(p) - len(p)%ch
+	if s.limit > 0 {
+		if left := s.limit - s.frames; left <= 0 {
+			return 0, s.stop()
+		} else if int64(n/ch) > left {
+			n = int(left) * ch
+		}
+	}
 	if n == 0 {
 		return 0, nil
 	}
@@ -351,6 +445,16 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 		return 0, io.EOF
 	}
 	return got / 4, nil
+}
+
+// stop ends a stream cut short at its limit: ffmpeg is stopped, the
+// decoded length recorded, and io.EOF reported.
+func (s *ffmpegStream) stop() error {
+	s.done = true
+	s.Close()
+	s.info.Frames = s.frames
+	s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)
+	return io.EOF
 }
 
 // Close stops ffmpeg if it is still running.

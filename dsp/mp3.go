@@ -268,6 +268,17 @@ func MP3GaplessDuration(head []byte) (seconds float64, ok bool) {
 	if err != nil || h.frames <= 0 || h.sampleRate <= 0 {
 		return 0, false
 	}
-	n := h.frames*int64(h.samplesPerFrm) - int64(h.encDelay) - int64(h.padding)
-	return float64(max(n, 0)) / float64(h.sampleRate), true
+	n, _ := mp3GaplessFrames(head)
+	return float64(n) / float64(h.sampleRate), true
+}
+
+// mp3GaplessFrames is the exact number of sample frames of an MP3 whose
+// first bytes are head, from its Xing frame count and LAME delay and
+// padding (ok false without a frame count).
+func mp3GaplessFrames(head []byte) (int64, bool) {
+	h, err := parseMP3Header(head)
+	if err != nil || h.frames <= 0 || h.sampleRate <= 0 {
+		return 0, false
+	}
+	return max(h.frames*int64(h.samplesPerFrm)-int64(h.encDelay)-int64(h.padding), 0), true
 }

@@ -3,10 +3,18 @@ package dsp
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 )
 
-// SniffLen is how many leading bytes Sniff wants to see.
-const SniffLen = 64
+// SniffLen is how many leading bytes Sniff wants to see: enough for every
+// magic number it knows, MPEG-TS's being the longest (two sync bytes 188
+// bytes apart: 189).
+const SniffLen = 512
+
+// ErrNotStreamable reports media that cannot be decoded from a stream that
+// does not seek: an MP4 or QuickTime file whose index (the moov box)
+// follows its media data. Decode it from a file.
+var ErrNotStreamable = errors.New("media needs seeking: its index follows the media data")
 
 // Sniff names the container of a file from its first bytes (magic numbers),
 // never from a file name: "wav", "rf64", "mp3", "flac", "ogg", "mp4", "mov",
@@ -59,4 +67,39 @@ func isMP3FrameHeader(v uint32) bool {
 	bitrate := (v >> 12) & 0xF
 	rate := (v >> 10) & 3
 	return version != 1 && layer == 1 && bitrate != 0 && bitrate != 15 && rate != 3
+}
+
+// NeedsSeek reports whether the media whose first bytes are head can only
+// be decoded with seeking: an MP4 or QuickTime file whose moov box is not
+// found before its mdat box (or not at all within head; the longer head,
+// the surer the answer: 64 KiB holds the leading boxes of real files).
+// Every other format Sniff knows decodes from a stream.
+func NeedsSeek(head []byte) bool {
+	if k := Sniff(head); k != "mp4" && k != "mov" {
+		return false
+	}
+	for off := 0; off+8 <= len(head); {
+		size := uint64(binary.BigEndian.Uint32(head[off:]))
+		typ := string(head[off+4 : off+8])
+		switch typ {
+		case "moov":
+			return false
+		case "mdat":
+			return true
+		}
+		switch size {
+		case 0: // the box runs to the end of the file
+			return true
+		case 1: // 64-bit size
+			if off+16 > len(head) {
+				return true
+			}
+			size = binary.BigEndian.Uint64(head[off+8:])
+		}
+		if size < 8 || size > uint64(len(head)-off) {
+			return true // the next box header is beyond head
+		}
+		off += int(size)
+	}
+	return true
 }

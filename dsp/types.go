@@ -1,7 +1,6 @@
 package dsp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 )
@@ -96,9 +95,3 @@ func (r Range) Len() float64 { return r.End - r.Start }
 
 // Progress receives the fraction (0..1) of the input consumed so far.
 type Progress func(fraction float64)
-
-// Decoder opens a file for streaming decode. Implementations: NativeDecoder
-// (WAV and MP3 in Go), FFmpegDecoder (anything ffmpeg reads), AutoDecoder.
-type Decoder interface {
-	Open(ctx context.Context, path string) (Stream, error)
-}

@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"io"
+	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
@@ -14,10 +16,12 @@ import (
 type Engine interface {
 	// Sniff names the container of a file from its first bytes, "" when unknown.
 	Sniff(head []byte) string
-	// Probe reads what is known about a media file without decoding it.
-	Probe(ctx context.Context, path string) (dsp.Info, error)
-	// Analyze decodes and analyses the media file at path in one streaming pass.
-	Analyze(ctx context.Context, path string, progress dsp.Progress) (*dsp.Analysis, error)
+	// Analyze decodes the media r yields (its format sniffed from the first
+	// bytes; name names it) and analyses it in one streaming pass. An input
+	// longer than maxDuration stops it with dsp.ErrTooLong as soon as that
+	// is known. r is a file (decoders may seek in it by path) or a stream
+	// read once; a stream's Size() int64 method gives its length in bytes.
+	Analyze(ctx context.Context, r io.Reader, name string, maxDuration time.Duration, progress dsp.Progress) (*dsp.Analysis, error)
 	// Plan makes the cut plan from an analysis (plan.ErrNothingToKeep when nothing is kept).
 	Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.Plan, error)
 	// Preset returns a preset's params and export defaults ("" is the default

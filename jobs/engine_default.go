@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"io"
+	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
@@ -16,27 +18,11 @@ type libEngine struct{}
 
 func (libEngine) Sniff(head []byte) string { return dsp.Sniff(head) }
 
-func (libEngine) Probe(ctx context.Context, path string) (dsp.Info, error) {
-	return dsp.Probe(ctx, path)
-}
-
-// Analyze decodes and analyses path; for video it also keeps the probed
-// frame rate, frame size and timecode, which the audio decoders do not know.
-func (libEngine) Analyze(ctx context.Context, path string, progress dsp.Progress) (*dsp.Analysis, error) {
-	a, err := dsp.AnalyzeFile(ctx, path, progress)
-	if err != nil {
-		return nil, err
-	}
-	if a.Input.Type == "video" || a.Input.FrameRate.Num == 0 {
-		if info, perr := dsp.Probe(ctx, path); perr == nil && info.Type == "video" {
-			a.Input.Type, a.Input.FrameRate, a.Input.VideoFrames = info.Type, info.FrameRate, info.VideoFrames
-			a.Input.Width, a.Input.Height = info.Width, info.Height
-			if a.Input.StartTimecode == 0 {
-				a.Input.StartTimecode = info.StartTimecode
-			}
-		}
-	}
-	return a, nil
+// Analyze analyses r with dsp.AnalyzeReader: the decoders' Info carries
+// a video's frame rate, frame size and start timecode (ffprobe's), which the timelines
+// and the video render need.
+func (libEngine) Analyze(ctx context.Context, r io.Reader, name string, maxDuration time.Duration, progress dsp.Progress) (*dsp.Analysis, error) {
+	return dsp.AnalyzeReader(ctx, r, name, dsp.AnalyzeOptions{MaxDuration: maxDuration, Progress: progress})
 }
 
 func (libEngine) Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.Plan, error) {

@@ -1,8 +1,10 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -23,19 +25,17 @@ type gateEngine struct {
 	renderGate  chan struct{}
 	analyses    atomic.Int32
 	renders     atomic.Int32
-	inAnalyze   chan string  // receives the job's path when Analyze starts (buffered)
+	inAnalyze   chan string  // receives the input's name when Analyze starts (buffered)
 	cancelled   atomic.Int32 // calls that returned because their context ended
+	fromFile    atomic.Int32 // analyses that were handed a file (else a stream)
+	renderedLen atomic.Int64 // size of the last render's input file
 }
 
 func (g *gateEngine) Sniff(head []byte) string {
 	if strings.HasPrefix(string(head), "RIFF") {
 		return "wav"
 	}
-	return ""
-}
-
-func (g *gateEngine) Probe(ctx context.Context, path string) (dsp.Info, error) {
-	return dsp.Info{}, fmt.Errorf("probe not supported")
+	return dsp.Sniff(head) // (an MP4 box layout around "RIFF <seconds>")
 }
 
 func (g *gateEngine) wait(ctx context.Context, gate chan struct{}) error {
@@ -51,11 +51,11 @@ func (g *gateEngine) wait(ctx context.Context, gate chan struct{}) error {
 	}
 }
 
-func (g *gateEngine) Analyze(ctx context.Context, path string, progress dsp.Progress) (*dsp.Analysis, error) {
+func (g *gateEngine) Analyze(ctx context.Context, r io.Reader, name string, maxDuration time.Duration, progress dsp.Progress) (*dsp.Analysis, error) {
 	g.analyses.Add(1)
 	if g.inAnalyze != nil {
 		select {
-		case g.inAnalyze <- path:
+		case g.inAnalyze <- name:
 		default:
 		}
 	}
@@ -63,9 +63,15 @@ func (g *gateEngine) Analyze(ctx context.Context, path string, progress dsp.Prog
 	if err := g.wait(ctx, g.analyzeGate); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(path)
+	if _, ok := r.(*os.File); ok {
+		g.fromFile.Add(1)
+	}
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
+	}
+	if i := bytes.Index(b, []byte("RIFF ")); i > 0 {
+		b = b[i:]
 	}
 	var sec float64
 	if _, err := fmt.Sscanf(string(b), "RIFF %g", &sec); err != nil {
@@ -150,6 +156,9 @@ func (g *gateEngine) Validate(p plan.Params) error {
 
 func (g *gateEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error) {
 	g.renders.Add(1)
+	if st, err := os.Stat(path); err == nil {
+		g.renderedLen.Store(st.Size())
+	}
 	progress(0.3)
 	if err := g.wait(ctx, g.renderGate); err != nil {
 		return nil, err

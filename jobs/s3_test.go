@@ -16,10 +16,12 @@ import (
 	"github.com/autocut-dev/autocut/internal/testservers"
 )
 
-// TestFlowOnS3 runs a job with its media in an S3 bucket (versitygw on
-// loopback): the upload goes up as a multipart upload, the worker reads the
-// original through a scratch copy it removes, and the download seeks with
-// ranged reads.
+// TestFlowOnS3 runs jobs with their media in an S3 bucket (versitygw on
+// loopback): the upload goes up as a multipart upload; the worker analyses
+// the original straight from the bucket's stream, copying it on the way
+// when the render needs a file (one download, the copy whole and removed
+// afterwards), analyses an MP4 whose index follows its media from that
+// copy, and the download seeks with ranged reads.
 func TestFlowOnS3(t *testing.T) {
 	srv := testservers.VersityGW(t)
 	for _, kv := range srv.Env() {
@@ -44,6 +46,31 @@ func TestFlowOnS3(t *testing.T) {
 		t.Fatalf("original in the bucket: %+v, %v", head, err)
 	}
 	j = waitJob(t, m, "o", j.ID, 20*time.Second, isStatus(apiv1.StatusDone))
+	if eng.fromFile.Load() != 0 {
+		t.Errorf("the analysis read a file, not the bucket's stream")
+	}
+	if got := eng.renderedLen.Load(); got != int64(len(media)) {
+		t.Errorf("the render's input (copied while analysing) has %d bytes of %d", got, len(media))
+	}
+	// Analysis only: never a copy.
+	j2, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "notes.wav", Options: apiv1.Options{AutoExport: ptr(false)}}, strings.NewReader("RIFF 4 "+strings.Repeat("y", 1<<20)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j2.ID, 20*time.Second, isStatus(apiv1.StatusDone))
+	if eng.fromFile.Load() != 0 {
+		t.Errorf("an analysis-only job read a file")
+	}
+	// An MP4 whose mdat comes before its moov needs the file.
+	mp4 := "\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2" + "\x00\x00\x10\x08mdat" + "RIFF 4 " + strings.Repeat("z", 4089) + "\x00\x00\x00\x08moov"
+	j3, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "clip.mp4", Options: apiv1.Options{AutoExport: ptr(false)}}, strings.NewReader(mp4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j3.ID, 20*time.Second, isStatus(apiv1.StatusDone))
+	if eng.fromFile.Load() != 1 {
+		t.Errorf("the moov-at-end MP4 was analysed from a stream (%d file reads)", eng.fromFile.Load())
+	}
 	d, err := m.OpenOutput(ctx, "o", j.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -191,29 +192,16 @@ func (r *run) do(ctx context.Context) error {
 		return fmt.Errorf("scratch dir: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	var (
-		input   string
-		release = func() {}
-	)
-	defer func() { release() }()
-	openInput := func() error {
-		if input != "" {
-			return nil
-		}
-		input, release, err = m.localPath(ctx, rec.OriginalKey, dir)
-		return err
-	}
+	in := &original{m: m, key: rec.OriginalKey, dir: dir}
+	defer in.close()
 
 	var a *dsp.Analysis
 	if needAnalysis {
 		if err := r.enter(ctx, apiv1.StatusAnalyzing); err != nil {
 			return err
 		}
-		if err := openInput(); err != nil {
-			return err
-		}
 		start := time.Now()
-		a, err = r.analyze(ctx, input)
+		a, err = r.analyze(ctx, in, needTranscript || rec.Render)
 		if err != nil {
 			return err
 		}
@@ -232,7 +220,8 @@ func (r *run) do(ctx context.Context) error {
 		if err := r.enter(ctx, apiv1.StatusTranscribing); err != nil {
 			return err
 		}
-		if err := openInput(); err != nil {
+		input, err := in.path(ctx)
+		if err != nil {
 			return err
 		}
 		if err := r.transcribe(ctx, input); err != nil {
@@ -255,7 +244,8 @@ func (r *run) do(ctx context.Context) error {
 		if err := r.enter(ctx, apiv1.StatusRendering); err != nil {
 			return err
 		}
-		if err := openInput(); err != nil {
+		input, err := in.path(ctx)
+		if err != nil {
 			return err
 		}
 		start := time.Now()
@@ -306,16 +296,15 @@ func (r *run) progressFunc(ctx context.Context) dsp.Progress {
 	}
 }
 
-func (r *run) analyze(ctx context.Context, input string) (*dsp.Analysis, error) {
+// analyze reads the original once and analyses it; keep says whether a
+// later phase of the run needs the original as a file.
+func (r *run) analyze(ctx context.Context, in *original, keep bool) (*dsp.Analysis, error) {
 	m, rec := r.m, r.rec
-	if info, err := m.engine.Probe(ctx, input); err == nil {
-		if err := m.checkDuration(info.Duration); err != nil {
-			return nil, err
-		}
-	} else if errors.Is(err, dsp.ErrUnsupportedFormat) {
-		return nil, fail(err)
-	}
-	a, err := m.engine.Analyze(ctx, input, r.progressFunc(ctx))
+	var a *dsp.Analysis
+	err := in.read(ctx, keep, func(src io.Reader) (err error) {
+		a, err = m.engine.Analyze(ctx, src, rec.Input.Name, m.cfg.MaxDuration, r.progressFunc(ctx))
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, dsp.ErrUnsupportedFormat) || errors.Is(err, dsp.ErrTooLong) {
 			return nil, fail(err)

@@ -1,0 +1,129 @@
+package dsp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// AnalyzeOptions are the choices of AnalyzeReader.
+type AnalyzeOptions struct {
+	// Decoder decodes the input; nil is the AutoDecoder.
+	Decoder Decoder
+	// MaxDuration stops the analysis with ErrTooLong as soon as the input
+	// is known to be longer: from its header before any sample is decoded,
+	// else while decoding. 0 is no limit.
+	MaxDuration time.Duration
+	// Progress receives the fraction of the input analysed: of its length
+	// when the header tells it, else of r's bytes when r tells its size (a
+	// Size() int64 method, as *bytes.Reader and gocloud's *blob.Reader
+	// have).
+	Progress Progress
+}
+
+// AnalyzeReader decodes the media r yields and analyses it in one
+// streaming pass. The format is sniffed from the first bytes; name names
+// the input in Analysis.Input and in errors. A regular file is decoded by
+// path where that helps (ffmpeg seeks in an MP4 whose index is at its end);
+// any other reader is read once, front to back, so the input may be a
+// network body or a pipe (but see ErrNotStreamable).
+func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptions) (*Analysis, error) {
+	dec := o.Decoder
+	if dec == nil {
+		dec = AutoDecoder{}
+	}
+	var counted *countingReader
+	if sz, ok := r.(interface{ Size() int64 }); ok && sz.Size() > 0 && o.Progress != nil {
+		counted = &countingReader{r: r, size: sz.Size()}
+		r = counted
+	}
+	s, err := dec.Decode(ctx, r, name)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	info := s.Info()
+	var src Source = s
+	if max := o.MaxDuration.Seconds(); max > 0 {
+		if info.Duration > max {
+			return nil, fmt.Errorf("%w: %s lasts %.0f s, over the %.0f s limit", ErrTooLong, name, info.Duration, max)
+		}
+		src = &limitSource{Source: src, max: int64(max * float64(s.Format().SampleRate)), limit: o.MaxDuration}
+	}
+	progress := o.Progress
+	if counted != nil && info.Frames <= 0 && info.Duration <= 0 {
+		// No length from the header: count the input's bytes.
+		src = &byteProgress{Source: src, in: counted, progress: progress}
+		progress = nil
+	}
+	a, err := Analyze(ctx, src, info, progress)
+	if err != nil {
+		return nil, fmt.Errorf("analyse %s: %w", name, err)
+	}
+	if progress == nil && o.Progress != nil {
+		o.Progress(1)
+	}
+	return a, nil
+}
+
+// AnalyzeWith opens path, decodes it with dec and analyses the whole
+// stream (AnalyzeReader of the file); the Analysis.Input is the decoder's
+// Info with the real decoded duration.
+func AnalyzeWith(ctx context.Context, dec Decoder, path string, progress Progress) (*Analysis, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return AnalyzeReader(ctx, f, filepath.Base(path), AnalyzeOptions{Decoder: dec, Progress: progress})
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r    io.Reader
+	n    int64
+	size int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// byteProgress reports the fraction of the input's bytes read, at most
+// every 0.1 % of it.
+type byteProgress struct {
+	Source
+	in       *countingReader
+	progress Progress
+	last     float64
+}
+
+func (b *byteProgress) Read(p []float32) (int, error) {
+	n, err := b.Source.Read(p)
+	if f := min(float64(b.in.n)/float64(b.in.size), 1); f-b.last >= 0.001 {
+		b.progress(f)
+		b.last = f
+	}
+	return n, err
+}
+
+// limitSource ends a Source with ErrTooLong once it has yielded more than
+// max frames.
+type limitSource struct {
+	Source
+	max, frames int64
+	limit       time.Duration
+}
+
+func (l *limitSource) Read(p []float32) (int, error) {
+	n, err := l.Source.Read(p)
+	if l.frames += int64(n / l.Format().Channels); l.frames > l.max {
+		return 0, fmt.Errorf("%w: the input lasts more than the %s limit", ErrTooLong, l.limit)
+	}
+	return n, err
+}
