@@ -40,6 +40,7 @@ func TestCreateRefusals(t *testing.T) {
 		{"mp4 for audio", apiv1.Options{Export: &apiv1.ExportInput{Format: ptr("mp4")}}, "RIFF 3", plan.ErrInvalidParams},
 		{"bad param", apiv1.Options{Params: &apiv1.ParamsInput{MinSilenceSec: ptr(0.0)}}, "RIFF 3", plan.ErrInvalidParams},
 		{"unknown preset", apiv1.Options{Preset: "loud"}, "RIFF 3", plan.ErrInvalidParams},
+		{"preset in capitals", apiv1.Options{Preset: "PodCast"}, "RIFF 3", nil},
 		{"transcribe without engine", apiv1.Options{Transcribe: ptr(true)}, "RIFF 3", transcribe.ErrUnavailable},
 	}
 	for _, tc := range tests {
@@ -51,6 +52,9 @@ func TestCreateRefusals(t *testing.T) {
 				}
 				if j.Status != apiv1.StatusAnalyzing {
 					t.Fatalf("status %s", j.Status)
+				}
+				if tc.opts.Preset != "" && j.Preset != strings.ToLower(tc.opts.Preset) {
+					t.Errorf("preset %q, want the canonical %q", j.Preset, strings.ToLower(tc.opts.Preset))
 				}
 				return
 			}
@@ -67,8 +71,8 @@ func TestCreateRefusals(t *testing.T) {
 			names = append(names, e.Name())
 		}
 	}
-	if len(names) != 1 {
-		t.Errorf("stored originals = %v, want only the accepted one", names)
+	if len(names) != 2 {
+		t.Errorf("stored originals = %v, want only the two accepted ones", names)
 	}
 }
 
