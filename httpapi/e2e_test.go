@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -102,9 +101,9 @@ func (textEngine) Preset(name string) (plan.Params, apiv1.Export, error) {
 
 func (textEngine) Validate(p plan.Params) error { return nil }
 
-func (textEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*jobs.Rendered, error) {
+func (textEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, w io.Writer, dir string, progress dsp.Progress) (*jobs.Rendered, error) {
 	body := fmt.Sprintf("rendered %s %.2f %s", e.Format, p.Stats.FinalSec, strings.Repeat("x", 1000))
-	if err := os.WriteFile(out, []byte(body), 0o600); err != nil {
+	if _, err := io.WriteString(w, body); err != nil {
 		return nil, err
 	}
 	container := map[string]string{"mp3_320": "mp3", "mp4_hq": "mp4"}[e.Format]

@@ -29,13 +29,15 @@ type Engine interface {
 	Preset(name string) (plan.Params, apiv1.Export, error)
 	// Validate checks params (plan.ErrInvalidParams naming the field).
 	Validate(p plan.Params) error
-	// Render writes the cut file for plan p to out.
-	Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error)
+	// Render writes the cut file for plan p of the original at path to w,
+	// front to back. It may render into a temporary file in dir first
+	// (formats whose encoder seeks in its output) and copy that to w.
+	Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error)
 	// OutputName is the rendered file's name for an input name and export format.
 	OutputName(inputName, format string) string
 }
 
-// Rendered describes a file written by Engine.Render.
+// Rendered describes what Engine.Render wrote.
 type Rendered struct {
 	Format   string  // container: "mp3", "wav", "m4a", "mp4"
 	Duration float64 // seconds, measured on the written file

@@ -2,7 +2,10 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
@@ -39,10 +42,33 @@ func (libEngine) Preset(name string) (plan.Params, apiv1.Export, error) {
 
 func (libEngine) Validate(p plan.Params) error { return p.Validate() }
 
-func (libEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error) {
-	r, err := transcode.Render(ctx, path, a, p, transcode.Options{Format: e.Format, Normalize: e.Normalize, Denoise: e.Denoise, Rumble: e.Rumble}, out, progress)
+// Render streams a WAV export straight to w (transcode.RenderTo: the
+// header's sizes come from the plan); the other formats are rendered into
+// a file in dir (transcode.Render: MP3 with its Xing/LAME tag, VBR for
+// mp3, and M4A/MP4 with their index at the front, which downloads that
+// seek want) and copied to w.
+func (libEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error) {
+	o := transcode.Options{Format: e.Format, Normalize: e.Normalize, Denoise: e.Denoise, Rumble: e.Rumble}
+	if transcode.ContainerOf(e.Format) == "wav" {
+		r, err := transcode.RenderTo(ctx, path, a, p, o, w, progress)
+		if err != nil {
+			return nil, err
+		}
+		return &Rendered{Format: r.Format, Duration: r.Duration, Size: r.Size}, nil
+	}
+	out := filepath.Join(dir, "out"+transcode.Ext(e.Format))
+	r, err := transcode.Render(ctx, path, a, p, o, out, progress)
 	if err != nil {
 		return nil, err
+	}
+	defer os.Remove(out)
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return nil, fmt.Errorf("copy the rendered file: %w", err)
 	}
 	return &Rendered{Format: r.Format, Duration: r.Duration, Size: r.Size}, nil
 }

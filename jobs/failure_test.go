@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -274,11 +275,11 @@ func (c *codeEngine) Sniff(head []byte) string {
 	return ""
 }
 
-func (c *codeEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error) {
+func (c *codeEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error) {
 	if c.renderErr != nil {
 		return nil, c.renderErr
 	}
-	return c.gateEngine.Render(ctx, path, a, p, e, out, progress)
+	return c.gateEngine.Render(ctx, path, a, p, e, w, dir, progress)
 }
 
 // failingTranscriber is available but fails on every file.

@@ -154,7 +154,7 @@ func (g *gateEngine) Validate(p plan.Params) error {
 	return nil
 }
 
-func (g *gateEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, out string, progress dsp.Progress) (*Rendered, error) {
+func (g *gateEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p *plan.Plan, e apiv1.Export, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error) {
 	g.renders.Add(1)
 	if st, err := os.Stat(path); err == nil {
 		g.renderedLen.Store(st.Size())
@@ -164,7 +164,7 @@ func (g *gateEngine) Render(ctx context.Context, path string, a *dsp.Analysis, p
 		return nil, err
 	}
 	body := fmt.Sprintf("rendered %s %.2f", e.Format, p.Stats.FinalSec)
-	if err := os.WriteFile(out, []byte(body), 0o644); err != nil {
+	if _, err := io.WriteString(w, body); err != nil {
 		return nil, err
 	}
 	return &Rendered{Format: e.Format, Duration: p.Stats.FinalSec, Size: int64(len(body))}, nil

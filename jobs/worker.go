@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -369,32 +368,30 @@ func (r *run) transcribe(ctx context.Context, input string) error {
 	return nil
 }
 
+// render writes the cut file straight into the output blob (the engine
+// may render into a file in dir first: see Engine.Render).
 func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p *plan.Plan) error {
 	m, rec := r.m, r.rec
 	name := m.engine.OutputName(rec.Input.Name, rec.Export.Format)
-	out := filepath.Join(dir, "out-"+filepath.Base(name))
-	res, err := m.engine.Render(ctx, input, a, p, rec.Export, out, r.progressFunc(ctx))
-	if err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
-		if ErrorCode(err) != apiv1.CodeInternal {
-			return fail(err) // bad options, unreadable input, nothing left to keep
-		}
-		return fail(fmt.Errorf("%w: %w", apiv1.ErrRenderFailed, err))
-	}
 	key := fmt.Sprintf("outputs/%s/%d/%s", rec.ID, r.gen, name)
-	f, err := os.Open(out)
-	if err != nil {
-		return fmt.Errorf("rendered file: %w", err)
-	}
-	defer f.Close()
-	err = r.put(ctx, key, func(w *blob.Writer) error {
-		_, err := w.ReadFrom(f)
-		return err
-	}, &blob.WriterOptions{ContentType: transcode.ContentType(res.Format), ContentDisposition: fmt.Sprintf("attachment; filename=%q", name)})
-	if err != nil {
-		return err
+	var (
+		res       *Rendered
+		renderErr error
+	)
+	err := r.put(ctx, key, func(w *blob.Writer) error {
+		res, renderErr = m.engine.Render(ctx, input, a, p, rec.Export, w, dir, r.progressFunc(ctx))
+		return renderErr
+	}, &blob.WriterOptions{ContentType: transcode.ContentType(transcode.ContainerOf(rec.Export.Format)),
+		ContentDisposition: fmt.Sprintf("attachment; filename=%q", name)})
+	switch {
+	case renderErr != nil && ctx.Err() != nil:
+		return renderErr
+	case renderErr != nil && ErrorCode(renderErr) != apiv1.CodeInternal:
+		return fail(renderErr) // bad options, unreadable input, nothing left to keep
+	case renderErr != nil:
+		return fail(fmt.Errorf("%w: %w", apiv1.ErrRenderFailed, renderErr))
+	case err != nil:
+		return err // storage: retried
 	}
 	rec.Output = &apiv1.Output{Format: res.Format, Duration: res.Duration, Name: name, Size: res.Size}
 	rec.OutputKey, rec.OutputAt, rec.OutputExpired = key, time.Now().UTC(), false
