@@ -13,7 +13,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// TestAnalysisJSONGolden pins the JSON names other tools read: input,
+// TestAnalysisJSONGolden pins the JSON names other tools read: input
+// (with frames, and frameRate, videoFrames, startTimecode when known),
 // loudness {integrated, range, truePeak, samplePeak, momentaryMax,
 // shortTermMax}, noiseFloorDb, speechLevelDb, thresholdDb, envelope
 // {frameSec, frames}; -inf (silence) is written as null.

@@ -74,14 +74,15 @@ type Info struct {
 	Width  int `json:"width,omitempty"`
 	Height int `json:"height,omitempty"`
 
-	// Frames is the number of sample frames when known up front, else -1.
-	Frames int64 `json:"-"`
+	// Frames is the number of sample frames when known up front, else -1;
+	// after a full decode, the real decoded count.
+	Frames int64 `json:"frames,omitzero"`
 	// FrameRate is the video's exact frame rate (zero for audio-only inputs).
-	FrameRate Rational `json:"-"`
+	FrameRate Rational `json:"frameRate,omitzero"`
 	// VideoFrames is the number of video frames when known (0 for audio-only).
-	VideoFrames int64 `json:"-"`
+	VideoFrames int64 `json:"videoFrames,omitzero"`
 	// StartTimecode is the source's start time in seconds (QuickTime tmcd or BWF time reference), 0 when none.
-	StartTimecode float64 `json:"-"`
+	StartTimecode float64 `json:"startTimecode,omitzero"`
 }
 
 // Range is a half-open time interval [Start, End) in seconds.

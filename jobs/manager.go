@@ -345,8 +345,8 @@ func (m *Manager) analysis(ctx context.Context, key string) (*dsp.Analysis, erro
 		return nil, fmt.Errorf("open stored analysis: %w", err)
 	}
 	defer r.Close()
-	a, err := decodeAnalysis(r)
-	if err != nil {
+	a := new(dsp.Analysis)
+	if _, err := a.ReadFrom(r); err != nil {
 		return nil, err
 	}
 	m.cache.put(key, a)

@@ -535,7 +535,7 @@ func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (*Timeli
 	if rec.Plan == nil || rec.Info == nil {
 		return nil, fmt.Errorf("%w: job %s has no plan yet (status %s)", apiv1.ErrProcessing, id, rec.Status)
 	}
-	return &TimelineSource{Plan: rec.Plan, Info: rec.Info.info()}, nil
+	return &TimelineSource{Plan: rec.Plan, Info: *rec.Info}, nil
 }
 
 // Preview re-plans from the stored analysis with other params, without rendering.

@@ -71,7 +71,7 @@ type record struct {
 
 	Input      apiv1.Input            `json:"input"`
 	Container  string                 `json:"container,omitempty"` // sniffed
-	Info       *infoRecord            `json:"info,omitempty"`
+	Info       *dsp.Info              `json:"info,omitempty"`
 	Preset     string                 `json:"preset,omitempty"`
 	Params     plan.Params            `json:"params"`
 	Export     apiv1.Export           `json:"export"`
@@ -89,25 +89,6 @@ type record struct {
 	OutputKey       string `json:"outputKey,omitempty"`
 	OriginalExpired bool   `json:"originalExpired,omitempty"`
 	OutputExpired   bool   `json:"outputExpired,omitempty"`
-}
-
-// infoRecord stores every field of dsp.Info, including those hidden from JSON.
-type infoRecord struct {
-	dsp.Info
-	Frames        int64        `json:"frames"`
-	FrameRate     dsp.Rational `json:"frameRate"`
-	VideoFrames   int64        `json:"videoFrames"`
-	StartTimecode float64      `json:"startTimecode"`
-}
-
-func newInfoRecord(in dsp.Info) *infoRecord {
-	return &infoRecord{Info: in, Frames: in.Frames, FrameRate: in.FrameRate, VideoFrames: in.VideoFrames, StartTimecode: in.StartTimecode}
-}
-
-func (r *infoRecord) info() dsp.Info {
-	in := r.Info
-	in.Frames, in.FrameRate, in.VideoFrames, in.StartTimecode = r.Frames, r.FrameRate, r.VideoFrames, r.StartTimecode
-	return in
 }
 
 const recordCols = `id, owner, status, progress, gen, version, river_id, created_at, updated_at, original_at, output_at, doc`

@@ -315,13 +315,14 @@ func (r *run) analyze(ctx context.Context, in *original, keep bool) (*dsp.Analys
 	}
 	a.Input.Name = rec.Input.Name
 	key := "analyses/" + rec.ID + ".bin"
-	if err := r.put(ctx, key, func(w *blob.Writer) error { return encodeAnalysis(w, a) }); err != nil {
+	if err := r.put(ctx, key, func(w *blob.Writer) error { _, err := a.WriteTo(w); return err }); err != nil {
 		return nil, err
 	}
 	m.cache.put(key, a)
 	d := a.Input.Duration
 	rec.AnalysisKey = key
-	rec.Info = newInfoRecord(a.Input)
+	info := a.Input
+	rec.Info = &info
 	rec.Input.Type = a.Input.Type
 	rec.Input.Duration = &d
 	return a, nil

@@ -1,0 +1,203 @@
+package dsp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// The binary form of an Analysis (MarshalBinary, WriteTo), so that a
+// stored analysis can be planned again without decoding the input:
+//
+//	"ACAN" version(u32=1) jsonLen(u32) json(scalars and Info)
+//	frameSec(f64) n(u64) rms[n](f32) peak[n](f32)
+//	blockSec(f64) m(u64) blocks[m](f64)
+//
+// little-endian throughout; -Inf levels are written as -MaxFloat64 in the
+// JSON part. An hour of input is about 3 MB.
+const analysisMagic = "ACAN"
+
+// ErrCorruptAnalysis reports bytes that are not an analysis written by
+// MarshalBinary or WriteTo.
+var ErrCorruptAnalysis = errors.New("corrupt stored analysis")
+
+// maxStoredFrames bounds allocations from a stored length: far above a
+// 3-hour input's 1.08 M envelope frames.
+const maxStoredFrames = 1 << 26
+
+// analysisHeader is the JSON part of the binary form.
+type analysisHeader struct {
+	Info          Info     `json:"info"`
+	Loudness      Loudness `json:"loudness"`
+	NoiseFloorDb  float64  `json:"noiseFloorDb"`
+	SpeechLevelDb float64  `json:"speechLevelDb"`
+	ThresholdDb   float64  `json:"thresholdDb"`
+}
+
+// levels returns the header's levels that may be -Inf.
+func (h *analysisHeader) levels() []*float64 {
+	return []*float64{&h.Loudness.Integrated, &h.Loudness.Range, &h.Loudness.TruePeak,
+		&h.Loudness.SamplePeak, &h.Loudness.MomentaryMax, &h.Loudness.ShortTermMax,
+		&h.NoiseFloorDb, &h.SpeechLevelDb, &h.ThresholdDb}
+}
+
+// MarshalBinary encodes a (encoding.BinaryMarshaler); WriteTo streams the same bytes.
+func (a *Analysis) MarshalBinary() ([]byte, error) {
+	var b bytes.Buffer
+	if _, err := a.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary or WriteTo wrote into a
+// (encoding.BinaryUnmarshaler); errors wrap ErrCorruptAnalysis.
+func (a *Analysis) UnmarshalBinary(b []byte) error {
+	_, err := a.ReadFrom(bytes.NewReader(b))
+	return err
+}
+
+// WriteTo writes a's binary form to w (io.WriterTo), without building it
+// in memory.
+func (a *Analysis) WriteTo(w io.Writer) (int64, error) {
+	n := len(a.Envelope.RMSDb)
+	if len(a.Envelope.PeakDb) != n {
+		return 0, fmt.Errorf("encode analysis: envelope has %d RMS and %d peak frames", n, len(a.Envelope.PeakDb))
+	}
+	h := analysisHeader{Info: a.Input, Loudness: a.Loudness, NoiseFloorDb: a.NoiseFloorDb,
+		SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}
+	for _, p := range h.levels() {
+		if math.IsInf(*p, -1) || math.IsNaN(*p) {
+			*p = -math.MaxFloat64
+		}
+	}
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		return 0, fmt.Errorf("encode analysis: %w", err)
+	}
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	le := binary.LittleEndian
+	var buf [8]byte
+	put32 := func(v uint32) { le.PutUint32(buf[:4], v); bw.Write(buf[:4]) }
+	put64 := func(v uint64) { le.PutUint64(buf[:], v); bw.Write(buf[:]) }
+	bw.WriteString(analysisMagic)
+	put32(1)
+	put32(uint32(len(hdr)))
+	bw.Write(hdr)
+	put64(math.Float64bits(a.Envelope.FrameSec))
+	put64(uint64(n))
+	for _, v := range a.Envelope.RMSDb {
+		put32(math.Float32bits(v))
+	}
+	for _, v := range a.Envelope.PeakDb {
+		put32(math.Float32bits(v))
+	}
+	put64(math.Float64bits(a.BlockSec))
+	put64(uint64(len(a.Blocks)))
+	for _, v := range a.Blocks {
+		put64(math.Float64bits(v))
+	}
+	err = bw.Flush() // (bufio keeps the first write error)
+	return cw.n, err
+}
+
+// ReadFrom replaces a with the analysis r holds (io.ReaderFrom), as
+// WriteTo wrote it; errors wrap ErrCorruptAnalysis. It reads through a
+// buffer, so it may read past the analysis's end.
+func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
+	cr := &countingReader{r: r}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	le := binary.LittleEndian
+	var buf [8]byte
+	fail := func(what string, err error) (int64, error) {
+		return cr.n, fmt.Errorf("%w: %s: %v", ErrCorruptAnalysis, what, err)
+	}
+	if _, err := io.ReadFull(br, buf[:8]); err != nil {
+		return fail("header", err)
+	}
+	if string(buf[:4]) != analysisMagic || le.Uint32(buf[4:8]) != 1 {
+		return fail("header", fmt.Errorf("magic %q", buf[:8]))
+	}
+	read64 := func() (uint64, error) {
+		_, err := io.ReadFull(br, buf[:8])
+		return le.Uint64(buf[:8]), err
+	}
+	if _, err := io.ReadFull(br, buf[:4]); err != nil {
+		return fail("header", err)
+	}
+	hl := le.Uint32(buf[:4])
+	if hl > 1<<20 {
+		return fail("header", fmt.Errorf("length %d", hl))
+	}
+	hdr := make([]byte, hl)
+	if _, err := io.ReadFull(br, hdr); err != nil {
+		return fail("header", err)
+	}
+	var h analysisHeader
+	if err := json.Unmarshal(hdr, &h); err != nil {
+		return fail("header", err)
+	}
+	for _, p := range h.levels() {
+		if *p == -math.MaxFloat64 {
+			*p = math.Inf(-1)
+		}
+	}
+	out := Analysis{Input: h.Info, Loudness: h.Loudness, NoiseFloorDb: h.NoiseFloorDb, SpeechLevelDb: h.SpeechLevelDb, ThresholdDb: h.ThresholdDb}
+	fs, err := read64()
+	if err != nil {
+		return fail("envelope", err)
+	}
+	out.Envelope.FrameSec = math.Float64frombits(fs)
+	n, err := read64()
+	if err != nil || n > maxStoredFrames {
+		return fail("envelope", fmt.Errorf("length %d (%v)", n, err))
+	}
+	raw := make([]byte, 4*n)
+	out.Envelope.RMSDb = make([]float32, n)
+	out.Envelope.PeakDb = make([]float32, n)
+	for _, dst := range [][]float32{out.Envelope.RMSDb, out.Envelope.PeakDb} {
+		if _, err := io.ReadFull(br, raw); err != nil {
+			return fail("envelope", err)
+		}
+		for i := range dst {
+			dst[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
+		}
+	}
+	bs, err := read64()
+	if err != nil {
+		return fail("blocks", err)
+	}
+	out.BlockSec = math.Float64frombits(bs)
+	m, err := read64()
+	if err != nil || m > maxStoredFrames {
+		return fail("blocks", fmt.Errorf("length %d (%v)", m, err))
+	}
+	raw = make([]byte, 8*m)
+	if _, err := io.ReadFull(br, raw); err != nil {
+		return fail("blocks", err)
+	}
+	out.Blocks = make([]float64, m)
+	for i := range out.Blocks {
+		out.Blocks[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
+	}
+	*a = out
+	return cr.n, nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

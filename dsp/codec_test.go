@@ -1,0 +1,141 @@
+package dsp
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func sampleAnalysis(frames int) *Analysis {
+	a := &Analysis{
+		Input: Info{Name: "in.mov", Type: "video", Format: "mov", Codec: "aac", SampleRate: 48000, Channels: 2,
+			Duration: float64(frames) / 100, Frames: int64(frames) * 480, FrameRate: Rational{Num: 30000, Den: 1001},
+			VideoFrames: 1234, StartTimecode: 3600},
+		Loudness:     Loudness{Integrated: -23.5, Range: 6, TruePeak: -1.2, SamplePeak: -1.5, MomentaryMax: math.Inf(-1), ShortTermMax: -20},
+		NoiseFloorDb: -62, SpeechLevelDb: -21, ThresholdDb: math.Inf(-1),
+		Envelope: Envelope{FrameSec: 0.01, RMSDb: make([]float32, frames), PeakDb: make([]float32, frames)},
+		BlockSec: 0.1, Blocks: make([]float64, frames/10),
+	}
+	for i := range frames {
+		a.Envelope.RMSDb[i] = float32(-120 + i%100)
+		a.Envelope.PeakDb[i] = float32(-100 + i%97)
+	}
+	for i := range a.Blocks {
+		a.Blocks[i] = float64(i) * 1e-5
+	}
+	return a
+}
+
+func TestAnalysisCodecRoundTrip(t *testing.T) {
+	for _, frames := range []int{0, 1, 12345} {
+		a := sampleAnalysis(frames)
+		var buf bytes.Buffer
+		n, err := a.WriteTo(&buf)
+		if err != nil || n != int64(buf.Len()) {
+			t.Fatalf("WriteTo: %d bytes (%d in the buffer), %v", n, buf.Len(), err)
+		}
+		b, err := a.MarshalBinary()
+		if err != nil || !bytes.Equal(b, buf.Bytes()) {
+			t.Fatalf("MarshalBinary differs from WriteTo (%v)", err)
+		}
+		var got Analysis
+		if m, err := got.ReadFrom(&buf); err != nil || m != n {
+			t.Fatalf("ReadFrom: %d bytes of %d, %v", m, n, err)
+		}
+		if diff := cmp.Diff(a, &got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%d frames: round trip (-want +got):\n%s", frames, diff)
+		}
+		var got2 Analysis
+		if err := got2.UnmarshalBinary(b); err != nil || !cmp.Equal(a, &got2, cmpopts.EquateEmpty()) {
+			t.Errorf("UnmarshalBinary: %v", err)
+		}
+	}
+}
+
+// TestAnalysisCodecReadsStoredBlobs decodes the form the job layer stored
+// before the codec moved here (its own copy of every Info field in the
+// JSON part): servers keep reading the analyses they stored.
+func TestAnalysisCodecReadsStoredBlobs(t *testing.T) {
+	hdr := `{"info":{"name":"in.mov","type":"video","format":"mov","codec":"aac","sampleRate":48000,"channels":2,` +
+		`"duration":0.02,"bitsPerSample":0,"frames":960,"frameRate":{"num":30000,"den":1001},"videoFrames":1234,"startTimecode":3600},` +
+		`"loudness":{"integrated":-23.5,"range":6,"truePeak":-1.2,"samplePeak":-1.5,"momentaryMax":-1.7976931348623157e+308,"shortTermMax":-20},` +
+		`"noiseFloorDb":-62,"speechLevelDb":-21,"thresholdDb":-1.7976931348623157e+308}`
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	b.WriteString("ACAN")
+	binary.Write(&b, le, uint32(1))
+	binary.Write(&b, le, uint32(len(hdr)))
+	b.WriteString(hdr)
+	binary.Write(&b, le, math.Float64bits(0.01))
+	binary.Write(&b, le, uint64(2))
+	for _, v := range []float32{-120, -119, -100, -99} {
+		binary.Write(&b, le, math.Float32bits(v))
+	}
+	binary.Write(&b, le, math.Float64bits(0.1))
+	binary.Write(&b, le, uint64(0))
+	var got Analysis
+	if err := got.UnmarshalBinary(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	want := sampleAnalysis(2)
+	want.Blocks = nil
+	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("stored blob (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnalysisCodecCorrupt(t *testing.T) {
+	full, err := sampleAnalysis(500).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := bytes.Clone(full)
+	// the envelope length field follows magic, version, json length, json, frameSec
+	hl := int(huge[8]) | int(huge[9])<<8 | int(huge[10])<<16 | int(huge[11])<<24
+	copy(huge[12+hl+8:], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
+	for name, b := range map[string][]byte{
+		"empty":     nil,
+		"magic":     append([]byte("XXXX"), full[4:]...),
+		"truncated": full[:len(full)-5],
+		"header":    full[:20],
+		"huge":      huge,
+	} {
+		var a Analysis
+		if err := a.UnmarshalBinary(b); !errors.Is(err, ErrCorruptAnalysis) {
+			t.Errorf("%s: err = %v, want ErrCorruptAnalysis", name, err)
+		}
+	}
+	bad := sampleAnalysis(3)
+	bad.Envelope.PeakDb = bad.Envelope.PeakDb[:2]
+	if _, err := bad.MarshalBinary(); err == nil {
+		t.Error("an envelope with fewer peak than RMS frames was encoded")
+	}
+}
+
+// FuzzAnalysisUnmarshal: no input makes the decoder panic or allocate
+// past its bounds; what it accepts encodes back to a decodable form.
+func FuzzAnalysisUnmarshal(f *testing.F) {
+	for _, n := range []int{0, 3} {
+		b, _ := sampleAnalysis(n).MarshalBinary()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var a Analysis
+		if err := a.UnmarshalBinary(b); err != nil {
+			return
+		}
+		again, err := a.MarshalBinary()
+		if err != nil {
+			t.Fatalf("decoded analysis does not encode: %v", err)
+		}
+		var b2 Analysis
+		if err := b2.UnmarshalBinary(again); err != nil {
+			t.Fatalf("re-encoded analysis does not decode: %v", err)
+		}
+	})
+}
