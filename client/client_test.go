@@ -26,13 +26,14 @@ import (
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/jobs/store/sqlitestore"
 )
 
 // server starts the real job layer and HTTP adapter on 127.0.0.1.
 func server(t *testing.T) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
-	m, err := jobs.Open(ctx, jobs.Config{DataDir: t.TempDir(), Workers: 2, PollInterval: 20 * time.Millisecond,
+	m, err := jobs.Open(ctx, jobs.Config{DataDir: t.TempDir(), Store: openStore(t), Workers: 2, PollInterval: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -302,4 +303,14 @@ func TestNonASCIIName(t *testing.T) {
 	if err != nil || name != "réunion 50%-autocut.mp3" {
 		t.Errorf("Download name %q, %v", name, err)
 	}
+}
+
+// openStore opens a SQLite jobs database in a temporary directory.
+func openStore(t *testing.T) *sqlitestore.DB {
+	t.Helper()
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "autocut.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/jobs/store/sqlitestore"
 	"github.com/autocut-dev/autocut/plan"
 )
 
@@ -133,6 +135,13 @@ func managerEnvLog(t testing.TB, mod func(*jobs.Config), logTo io.Writer) *testE
 		mod(&cfg)
 	}
 	ctx := context.Background()
+	if cfg.Store == nil {
+		st, err := sqlitestore.Open(ctx, filepath.Join(cfg.DataDir, "autocut.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Store = st
+	}
 	m, err := jobs.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/jobs/store/pgstore"
 )
 
 var (
@@ -43,7 +44,15 @@ func BenchmarkPollLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer devnull.Close()
-	e := managerEnvLog(b, func(c *jobs.Config) { c.Database = *loadDatabase }, devnull)
+	e := managerEnvLog(b, func(c *jobs.Config) {
+		if *loadDatabase != "" {
+			st, err := pgstore.Open(context.Background(), *loadDatabase, pgstore.Options{Workers: c.Workers})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Store = st
+		}
+	}, devnull)
 	var ids []string
 	for i := range 20 {
 		ids = append(ids, e.upload(b, proKey, fmt.Sprintf("p%d.wav", i), "RIFF 6").ID)

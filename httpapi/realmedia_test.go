@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -123,7 +124,7 @@ func TestRealMediaEndToEnd(t *testing.T) {
 // TestRealTranscriptionCutsFillers: a job with transcribe true runs the
 // pocketsphinx engine and its plan cuts the filler word.
 func TestRealTranscriptionCutsFillers(t *testing.T) {
-	tr, err := transcribe.New(transcribe.Config{Order: []string{"pocketsphinx"}})
+	tr, err := transcribe.New(context.Background(), transcribe.Config{Order: []string{"pocketsphinx"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/autocut-dev/autocut/jobs/store"
 	"github.com/autocut-dev/autocut/transcribe"
 )
 
@@ -30,11 +31,13 @@ type Config struct {
 	// often River polls for work; default 250ms.
 	PollInterval time.Duration
 
-	// Database is a SQLite file path (default DataDir/autocut.db) or a
-	// postgres:// URL shared by every node of a cluster.
-	Database string
+	// Store is the jobs database (required): sqlitestore for one process,
+	// pgstore for a cluster. The Manager closes it.
+	Store store.Store
 	// Storage is where media lives: "" or file:///dir (default
-	// DataDir/media), or s3://bucket?endpoint=...&region=...&use_path_style=true.
+	// DataDir/media), or any gocloud.dev/blob URL whose driver the program
+	// links, e.g. s3://bucket?endpoint=...&region=...&use_path_style=true
+	// with a blank import of gocloud.dev/blob/s3blob.
 	Storage string
 	// Role is what this node does: RoleAll (default), RoleAPI (answers the
 	// API and enqueues) or RoleWorker (only works jobs).

@@ -2,102 +2,42 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"strconv"
-	"strings"
+
+	"github.com/autocut-dev/autocut/jobs/store"
 )
 
-// execer runs the app's own statements, inside a transaction or not. The
-// statements are written once with ? placeholders; each driver adapts them
-// (PostgreSQL rewrites them to $n).
-type execer interface {
-	// Exec runs a statement and returns the number of rows it changed.
-	Exec(ctx context.Context, query string, args ...any) (int64, error)
-	Query(ctx context.Context, query string, args ...any) (rows, error)
-	QueryRow(ctx context.Context, query string, args ...any) scanner
-}
+// The job layer's statements run through the store's small interfaces;
+// these are their names here.
+type (
+	execer      = store.Execer
+	scanner     = store.Scanner
+	enqueueFunc = store.EnqueueFunc
+)
 
-// rows iterates over a query's result.
-type rows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-	Close()
-}
+var isNoRows = store.IsNoRows
 
-// scanner is one row (sql.Row, pgx.Row, or the current row of rows).
-type scanner interface{ Scan(dest ...any) error }
-
-// database is the app's view of a jobs database: where reads and writes go
-// outside transactions, and how to check and close it.
+// database is the job layer's view of its store: where reads and writes
+// go outside transactions, and GET job through a statement prepared once
+// when the driver offers that.
 type database struct {
-	kind  string // "sqlite" or "postgres"
-	read  execer // polling reads (SQLite: a read-only pool beside the writer)
-	write execer // writes outside a transaction
-	ping  func(ctx context.Context) error
-	close func() error
-	// getJob loads a job by id and owner through a statement prepared once
-	// (nil: use getRecord; pgx caches prepared statements itself).
-	getJob func(ctx context.Context, id, owner string) (*record, error)
+	st     store.Store
+	read   execer
+	write  execer
+	getJob store.Stmt // nil: getRecord
 }
 
-// sqlQuerier is what *sql.DB, *sql.Tx and *sql.Conn share.
-type sqlQuerier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// sqlExec adapts database/sql to execer (SQLite takes ? as written).
-type sqlExec struct{ q sqlQuerier }
-
-func (e sqlExec) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := e.q.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
+func newDatabase(ctx context.Context, st store.Store) *database {
+	d := &database{st: st, read: st.Read(), write: st.Write()}
+	if stmt, err := st.Prepare(ctx, `SELECT `+recordCols+` FROM autocut_job WHERE id = ? AND owner = ?`); err == nil && stmt != nil {
+		d.getJob = stmt
 	}
-	return res.RowsAffected()
+	return d
 }
 
-func (e sqlExec) Query(ctx context.Context, query string, args ...any) (rows, error) {
-	r, err := e.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
+// close closes the prepared statement and the store.
+func (d *database) close() error {
+	if d.getJob != nil {
+		d.getJob.Close()
 	}
-	return sqlRows{r}, nil
-}
-
-func (e sqlExec) QueryRow(ctx context.Context, query string, args ...any) scanner {
-	return e.q.QueryRowContext(ctx, query, args...)
-}
-
-type sqlRows struct{ *sql.Rows }
-
-func (r sqlRows) Close() { _ = r.Rows.Close() }
-
-// isNoRows reports an empty single-row result of either driver (pgx's
-// ErrNoRows wraps sql.ErrNoRows).
-func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-
-// rebindDollar rewrites ? placeholders to PostgreSQL's $1, $2, ... The app's
-// statements hold no ? inside string literals.
-func rebindDollar(q string) string {
-	n := strings.Count(q, "?")
-	if n == 0 {
-		return q
-	}
-	var b strings.Builder
-	b.Grow(len(q) + 2*n)
-	i := 0
-	for _, c := range q {
-		if c == '?' {
-			i++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(i))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return d.st.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,9 @@ import (
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs/store"
+	"github.com/autocut-dev/autocut/jobs/store/pgstore"
+	"github.com/autocut-dev/autocut/jobs/store/sqlitestore"
 	"github.com/autocut-dev/autocut/plan"
 )
 
@@ -178,12 +182,14 @@ func testManager(t *testing.T, dir string, eng Engine, mod func(*Config)) *Manag
 	cfg := Config{DataDir: dir, Workers: 2, Engine: eng, PollInterval: 50 * time.Millisecond,
 		RetentionInterval: time.Hour,
 		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
-	cfg.Database = testDatabase(t, dir)
-	if cfg.Database != "" {
+	if testDatabase(t, dir) != "" {
 		cfg.LeaseTTL = 2 * time.Second // runs of a killed manager are taken over through leases
 	}
 	if mod != nil {
 		mod(&cfg)
+	}
+	if cfg.Store == nil {
+		cfg.Store = openStore(t, testDatabase(t, dir), dir)
 	}
 	ctx := context.Background()
 	m, err := Open(ctx, cfg)
@@ -232,3 +238,22 @@ func quietLogger() *slog.Logger {
 
 // previewEngine analyses fake media and plans with the linked planner.
 func previewEngine() Engine { return &gateEngine{} }
+
+// openStore opens the jobs database: PostgreSQL at url, or SQLite in dir
+// when url is "".
+func openStore(t testing.TB, url, dir string) store.Store {
+	t.Helper()
+	var (
+		st  store.Store
+		err error
+	)
+	if url != "" {
+		st, err = pgstore.Open(context.Background(), url, pgstore.Options{Workers: 2})
+	} else {
+		st, err = sqlitestore.Open(context.Background(), filepath.Join(dir, "autocut.db"))
+	}
+	if err != nil {
+		t.Fatalf("open the jobs database: %v", err)
+	}
+	return st
+}

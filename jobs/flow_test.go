@@ -331,6 +331,6 @@ func crash(t *testing.T, m *Manager) {
 	_ = m.db.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = m.q.stopAndCancel(ctx)
+	_ = m.q.StopAndCancel(ctx)
 	_ = m.bucket.Close()
 }

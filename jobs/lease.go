@@ -136,7 +136,7 @@ func (m *Manager) rescue(ctx context.Context, all bool) error {
 		return fmt.Errorf("rescue jobs: %w", err)
 	}
 	for _, p := range todo {
-		row, err := m.q.job(ctx, p.riverID)
+		row, err := m.q.Job(ctx, p.riverID)
 		if err != nil {
 			return fmt.Errorf("rescue job %s: %w", p.id, err)
 		}
@@ -153,7 +153,7 @@ func (m *Manager) rescue(ctx context.Context, all bool) error {
 				}
 			}
 		}
-		err = m.q.inTx(ctx, func(ex execer, enqueue enqueueFunc) error {
+		err = m.q.InTx(ctx, func(ex execer, enqueue enqueueFunc) error {
 			rid, err := enqueue(ctx, processArgs{JobID: p.id, Gen: p.gen + 1}, processInsertOpts())
 			if err != nil {
 				return err
@@ -175,7 +175,7 @@ func (m *Manager) rescue(ctx context.Context, all bool) error {
 			return fmt.Errorf("rescue job %s: %w", p.id, err)
 		}
 		if row != nil && row.State == rivertype.JobStateRunning {
-			_ = m.q.cancel(ctx, p.riverID) // the dead run's River job
+			_ = m.q.Cancel(ctx, p.riverID) // the dead run's River job
 		}
 		m.metrics.rescued.Inc()
 		state := "gone"

@@ -16,9 +16,9 @@ import (
 	"github.com/riverqueue/river"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
-	_ "gocloud.dev/blob/s3blob" // s3:// storage URLs
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs/store"
 )
 
 // Manager is the job layer: it implements Service over River, an app-owned
@@ -28,7 +28,7 @@ type Manager struct {
 	log      *slog.Logger
 	engine   Engine
 	db       *database
-	q        queue
+	q        store.Queue
 	bucket   *blob.Bucket
 	mediaDir string // the fileblob root, so workers read originals in place ("" for object storage)
 	scratch  string // temporary files of running work
@@ -45,11 +45,21 @@ type Manager struct {
 
 var _ Service = (*Manager)(nil)
 
-// Open prepares the data directory: it migrates the database, opens blob
-// storage and builds the queue. Call Start to run workers.
-func Open(ctx context.Context, cfg Config) (*Manager, error) {
+// Open prepares the data directory, opens blob storage and builds the
+// queue over cfg.Store (required, migrated by its driver). The Manager owns
+// the store from then on: Stop closes it, and so does a failing Open.
+// Call Start to run workers.
+func Open(ctx context.Context, cfg Config) (m *Manager, err error) {
+	if cfg.Store == nil {
+		return nil, errors.New("jobs: Config.Store is nil: open a database with sqlitestore.Open or pgstore.Open")
+	}
+	defer func() {
+		if err != nil {
+			cfg.Store.Close()
+		}
+	}()
 	cfg = cfg.withDefaults()
-	m := &Manager{
+	m = &Manager{
 		cfg:      cfg,
 		log:      cfg.Logger.With("component", "jobs", "node", cfg.NodeID),
 		engine:   cfg.Engine,
@@ -82,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		bucket.Close()
 		return nil, fmt.Errorf("part size %d: object storage needs parts of at least 5 MiB", cfg.PartSize)
 	}
-	if mediaDir != "" && isPostgresURL(cfg.Database) {
+	if mediaDir != "" && cfg.Store.Shared() {
 		m.log.Warn("media on a local directory with a shared database: every node must see the same directory (a network file system), or use --storage s3://...", "dir", mediaDir)
 	}
 
@@ -116,44 +126,15 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 				}, &river.PeriodicJobOpts{RunOnStart: true}),
 		}
 	}
-	if isPostgresURL(cfg.Database) {
-		db, pool, rb, err := newPostgresDatabase(ctx, cfg.Database, cfg.Workers)
-		if err != nil {
-			bucket.Close()
-			return nil, err
-		}
-		m.db = db
-		if m.q, err = newPostgresQueue(pool, rb, rcfg); err != nil {
-			bucket.Close()
-			db.close()
-			return nil, err
-		}
-		return m, nil
-	}
-	path := cfg.Database
-	if path == "" {
-		path = filepath.Join(cfg.DataDir, "autocut.db")
-	}
-	if cfg.Role != RoleAll {
+	if cfg.Role != RoleAll && !cfg.Store.Shared() {
 		bucket.Close()
 		return nil, fmt.Errorf("role %s needs a shared PostgreSQL database (--database postgres://...): a SQLite file serves one process", cfg.Role)
 	}
-	sdb, err := openSQLite(ctx, strings.TrimPrefix(path, "sqlite://"))
-	if err != nil {
+	if m.q, err = cfg.Store.NewQueue(rcfg); err != nil {
 		bucket.Close()
 		return nil, err
 	}
-	if err := migrateSQLite(ctx, sdb.write); err != nil {
-		sdb.Close()
-		bucket.Close()
-		return nil, err
-	}
-	m.db = sdb.database(ctx)
-	if m.q, err = newSQLiteQueue(sdb.write, rcfg); err != nil {
-		bucket.Close()
-		m.db.close()
-		return nil, err
-	}
+	m.db = newDatabase(ctx, cfg.Store)
 	return m, nil
 }
 
@@ -212,13 +193,13 @@ func (m *Manager) Start(ctx context.Context) error {
 	if m.started {
 		return errors.New("jobs: manager already started")
 	}
-	if m.db.kind == "sqlite" {
+	if !m.db.st.Shared() {
 		if err := m.rescue(ctx, true); err != nil {
 			return err
 		}
 	}
 	if m.cfg.Role.works() {
-		if err := m.q.start(ctx); err != nil {
+		if err := m.q.Start(ctx); err != nil {
 			return fmt.Errorf("start workers: %w", err)
 		}
 		rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -245,9 +226,9 @@ func (m *Manager) Stop(ctx context.Context) error {
 		m.stopRescue()
 	}
 	if m.started && m.cfg.Role.works() {
-		if err := m.q.stop(ctx); err != nil {
+		if err := m.q.Stop(ctx); err != nil {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			if err := m.q.stopAndCancel(cctx); err != nil {
+			if err := m.q.StopAndCancel(cctx); err != nil {
 				errs = append(errs, fmt.Errorf("stop workers: %w", err))
 			}
 			cancel()
@@ -273,7 +254,7 @@ func (m *Manager) Ready(ctx context.Context) error {
 	if !started {
 		return errors.New("job workers not started")
 	}
-	if err := m.db.ping(ctx); err != nil {
+	if err := m.db.st.Ping(ctx); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	var one int

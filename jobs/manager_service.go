@@ -179,7 +179,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 	if wantTranscribe {
 		rec.Transcript = &transcribe.Transcript{Status: apiv1.TranscriptPending}
 	}
-	err = m.q.inTx(ctx, func(ex execer, enqueue enqueueFunc) error {
+	err = m.q.InTx(ctx, func(ex execer, enqueue enqueueFunc) error {
 		rid, err := enqueue(ctx, processArgs{JobID: id, Gen: 1}, processInsertOpts())
 		if err != nil {
 			return err
@@ -227,7 +227,7 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (*apiv1.Job, error)
 		err error
 	)
 	if m.db.getJob != nil && owner != "" {
-		r, err = m.db.getJob(ctx, id, owner)
+		r, err = scanRecord(m.db.getJob.QueryRow(ctx, id, owner))
 		if isNoRows(err) {
 			err = fmt.Errorf("%w: %s", apiv1.ErrNotFound, id)
 		} else if err != nil {
@@ -371,7 +371,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		if newPlan != nil {
 			rec.Plan = newPlan
 		}
-		err = m.q.inTx(ctx, func(ex execer, _ enqueueFunc) error { return saveRecord(ctx, ex, rec, oldGen) })
+		err = m.q.InTx(ctx, func(ex execer, _ enqueueFunc) error { return saveRecord(ctx, ex, rec, oldGen) })
 	} else {
 		rec.Gen++
 		rec.Error = nil
@@ -391,7 +391,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 			oldOutput = rec.OutputKey
 			rec.Output, rec.OutputKey, rec.OutputAt = nil, "", time.Time{}
 		}
-		err = m.q.inTx(ctx, func(ex execer, enqueue enqueueFunc) error {
+		err = m.q.InTx(ctx, func(ex execer, enqueue enqueueFunc) error {
 			rid, err := enqueue(ctx, processArgs{JobID: id, Gen: rec.Gen}, processInsertOpts())
 			if err != nil {
 				return err
@@ -415,7 +415,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 // Delete cancels running work and removes the job's files and record.
 func (m *Manager) Delete(ctx context.Context, owner, id string) error {
 	var rec *record
-	err := m.q.inTx(ctx, func(ex execer, _ enqueueFunc) error {
+	err := m.q.InTx(ctx, func(ex execer, _ enqueueFunc) error {
 		r, err := getRecord(ctx, ex, owner, id)
 		if err != nil {
 			return err
@@ -430,7 +430,7 @@ func (m *Manager) Delete(ctx context.Context, owner, id string) error {
 	// The worker notices the missing record within PollInterval and stops;
 	// a queued River job is cancelled so it never starts.
 	if rec.Status.Busy() && rec.RiverID != 0 {
-		if err := m.q.cancel(ctx, rec.RiverID); err != nil {
+		if err := m.q.Cancel(ctx, rec.RiverID); err != nil {
 			m.log.Warn("cancel queued work", "job", id, "err", err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/jobs/store/pgstore"
 )
 
 // testPGEnv, when set to a PostgreSQL server URL, makes every test manager
@@ -24,7 +25,7 @@ const testPGEnv = "AUTOCUT_JOBS_TEST_PG"
 
 var testDBs sync.Map // data dir -> database URL, so a restart finds its database
 
-// testDatabase returns the Config.Database for a test manager on dir: ""
+// testDatabase returns the database URL of a test manager on dir: ""
 // (SQLite under dir) unless testPGEnv is set.
 func testDatabase(t *testing.T, dir string) string {
 	base := os.Getenv(testPGEnv)
@@ -91,7 +92,7 @@ func clusterPair(t *testing.T, e1, e2 Engine) (*Manager, *Manager) {
 	shared := t.TempDir()
 	db := testDatabase(t, shared)
 	storage := "file://" + filepath.ToSlash(filepath.Join(shared, "media"))
-	mod := func(c *Config) { c.Database, c.Storage = db, storage }
+	mod := func(c *Config) { c.Store, c.Storage = openStore(t, db, ""), storage }
 	return testManager(t, t.TempDir(), e1, mod), testManager(t, t.TempDir(), e2, mod)
 }
 
@@ -183,7 +184,12 @@ func TestClusterConcurrentMigrations(t *testing.T) {
 	errs := make(chan error, 4)
 	for range 4 {
 		go func() {
-			m, err := Open(context.Background(), Config{DataDir: t.TempDir(), Database: db, Engine: &gateEngine{}, Logger: quietLogger()})
+			st, err := pgstore.Open(context.Background(), db, pgstore.Options{Workers: 1}) // migrates
+			if err != nil {
+				errs <- err
+				return
+			}
+			m, err := Open(context.Background(), Config{DataDir: t.TempDir(), Store: st, Engine: &gateEngine{}, Logger: quietLogger()})
 			if err == nil {
 				err = m.Stop(context.Background())
 			}

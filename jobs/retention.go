@@ -53,7 +53,7 @@ func (m *Manager) sweep(ctx context.Context, now time.Time) error {
 	}
 	for _, id := range ids {
 		var del []string
-		err := m.q.inTx(ctx, func(ex execer, _ enqueueFunc) error {
+		err := m.q.InTx(ctx, func(ex execer, _ enqueueFunc) error {
 			r, err := getRecord(ctx, ex, "", id)
 			if err != nil || r.Status.Busy() {
 				return err

@@ -2,12 +2,13 @@
 // and outputs in blob storage, keeps the app-owned job records, and runs
 // analysis, transcription and rendering through the River queue.
 //
-// One process (the default): Config.DataDir holds autocut.db (SQLite in WAL
-// mode: River's tables and the app-owned autocut_job table, the API's source
-// of truth, written in the same transaction as each River insert), media/
-// (fileblob: originals/ID, analyses/ID.bin, outputs/ID/GEN/NAME) and
-// scratch/ (temporary files of running work, emptied at start). A cluster:
-// Config.Database is a postgres:// URL (riverpgxv5) and Config.Storage an
+// One process: a SQLite database (sqlitestore, e.g. DataDir/autocut.db in
+// WAL mode: River's tables and the app-owned autocut_job table, the API's
+// source of truth, written in the same transaction as each River insert);
+// Config.DataDir holds media/ (fileblob: originals/ID, analyses/ID.bin,
+// outputs/ID/GEN/NAME) and scratch/ (temporary files of running work,
+// emptied at start). A cluster:
+// a PostgreSQL database (pgstore, riverpgxv5) and Config.Storage an
 // s3:// bucket shared by every node; Config.Role splits API and worker
 // nodes (docs/deploy.md).
 //
@@ -20,12 +21,16 @@
 // a lease on its record that it renews; runs whose lease expired (their
 // process died) are re-enqueued by any worker node (lease.go), and a
 // single SQLite process re-enqueues its own at start. Deterministic failures
-// end the job in StatusFailed with a JobError; a run interrupted by shutdown
+// end the job in apiv1.StatusFailed with an apiv1.JobError whose code is
+// ErrorCode's; a run interrupted by shutdown
 // is retried by River.
 //
-// The River client is generic over the driver's transaction type (queue.go):
-// SQLite uses *sql.Tx (sqlite.go), PostgreSQL pgx.Tx (postgres.go); the
-// app's statements go through the small execer interface (db.go).
+// The package links neither database driver nor any object storage but
+// the local one: Config.Store is a database opened by a sub-package of
+// store (sqlitestore for one process, pgstore for a cluster; River's
+// client is generic over their transaction types, store.NewQueue), and an
+// s3:// Config.Storage needs the program to link gocloud.dev/blob/s3blob
+// (cmd/autocut does).
 package jobs
 
 import (

@@ -12,44 +12,9 @@ import (
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs/store"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcribe"
-)
-
-// appSchema is the app-owned jobs table: the API's source of truth (River's
-// own rows are deleted after a day). Columns that queries filter on are real
-// columns; the rest of the record is a JSON document.
-var appSchema = []string{
-	`CREATE TABLE IF NOT EXISTS autocut_job (
-		id          TEXT PRIMARY KEY,
-		owner       TEXT NOT NULL,
-		status      TEXT NOT NULL,
-		progress    REAL NOT NULL DEFAULT 0,
-		gen         INTEGER NOT NULL DEFAULT 1,
-		version     INTEGER NOT NULL DEFAULT 1,
-		river_id    INTEGER NOT NULL DEFAULT 0,
-		created_at  INTEGER NOT NULL,
-		updated_at  INTEGER NOT NULL,
-		original_at INTEGER NOT NULL DEFAULT 0,
-		output_at   INTEGER NOT NULL DEFAULT 0,
-		doc         TEXT NOT NULL
-	)`, // lease_owner and lease_until are added by migrateSQLite
-}
-
-// commonSchema follows each driver's CREATE TABLE: the indexes, and
-// autocut_task, which records when each cluster-wide periodic task last ran
-// (see claimTask).
-var commonSchema = []string{
-	`CREATE INDEX IF NOT EXISTS autocut_job_owner_created ON autocut_job (owner, created_at DESC, id DESC)`,
-	`CREATE INDEX IF NOT EXISTS autocut_job_status ON autocut_job (status)`,
-	`CREATE INDEX IF NOT EXISTS autocut_job_original_at ON autocut_job (original_at)`,
-	`CREATE INDEX IF NOT EXISTS autocut_job_output_at ON autocut_job (output_at)`,
-	taskSchema, taskSeed,
-}
-
-const (
-	taskSchema = `CREATE TABLE IF NOT EXISTS autocut_task (name TEXT PRIMARY KEY, last_run BIGINT NOT NULL DEFAULT 0)`
-	taskSeed   = `INSERT INTO autocut_task (name, last_run) VALUES ('rescue', 0) ON CONFLICT (name) DO NOTHING`
 )
 
 // record is a job as stored. Gen counts runs: every (re)run changes it,
@@ -91,7 +56,7 @@ type record struct {
 	OutputExpired   bool   `json:"outputExpired,omitempty"`
 }
 
-const recordCols = `id, owner, status, progress, gen, version, river_id, created_at, updated_at, original_at, output_at, doc`
+const recordCols = store.JobColumns
 
 func scanRecord(s scanner) (*record, error) {
 	var (

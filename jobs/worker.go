@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -85,8 +86,12 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 	}
 	defer m.release(context.WithoutCancel(ctx), rec.ID, rec.Gen)
 	ctx, cancel := context.WithCancelCause(ctx)
+	// The watch ends before the run returns (and before its lease is
+	// released above: a renewal after the release would hold it again).
+	var watching sync.WaitGroup
+	defer watching.Wait()
 	defer cancel(nil)
-	go m.watch(ctx, cancel, rec.ID, rec.Gen)
+	watching.Go(func() { m.watch(ctx, cancel, rec.ID, rec.Gen) })
 
 	r := &run{m: m, rec: rec, gen: rec.Gen, log: m.log.With("job", rec.ID, "gen", rec.Gen)}
 	err = r.do(ctx)

@@ -31,8 +31,9 @@ func ConfigFromEnv() Config {
 }
 
 // New returns the first available engine of cfg.Order, or an error wrapping
-// ErrUnavailable that says what to install or configure.
-func New(cfg Config) (Transcriber, error) {
+// ErrUnavailable that says what to install or configure. ctx bounds the
+// engines' availability checks (they may run a binary).
+func New(ctx context.Context, cfg Config) (Transcriber, error) {
 	order := cfg.Order
 	if len(order) == 0 {
 		order = DefaultOrder()
@@ -54,7 +55,7 @@ func New(cfg Config) (Transcriber, error) {
 		default:
 			return nil, fmt.Errorf("transcribe: unknown engine %q (whisper, pocketsphinx, acoustic)", name)
 		}
-		err := t.Available(context.Background())
+		err := t.Available(ctx)
 		if err == nil {
 			return t, nil
 		}

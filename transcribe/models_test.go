@@ -190,13 +190,13 @@ func TestNewUsesPulledModel(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache)
 	cli := filepath.Join(t.TempDir(), "whisper-cli")
 	os.WriteFile(cli, []byte("#!/bin/sh\n"), 0o755)
-	if tr, err := New(Config{WhisperCLI: cli}); err == nil && tr.Name() == "whisper" {
+	if tr, err := New(context.Background(), Config{WhisperCLI: cli}); err == nil && tr.Name() == "whisper" {
 		t.Fatalf("whisper chosen with no model pulled")
 	}
 	model := filepath.Join(cache, "autocut", "models", "ggml-base.en.bin")
 	os.MkdirAll(filepath.Dir(model), 0o755)
 	os.WriteFile(model, []byte("model"), 0o644)
-	tr, err := New(Config{WhisperCLI: cli})
+	tr, err := New(context.Background(), Config{WhisperCLI: cli})
 	if err != nil {
 		t.Fatal(err)
 	}

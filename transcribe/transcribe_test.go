@@ -157,7 +157,7 @@ cp `+fixture+` "$out.json"
 	if b, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=d=1", in).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, b)
 	}
-	tr, err := New(Config{WhisperModel: model, WhisperCLI: script})
+	tr, err := New(context.Background(), Config{WhisperModel: model, WhisperCLI: script})
 	if err != nil || tr.Name() != "whisper" {
 		t.Fatalf("New: %v %v", tr, err)
 	}
@@ -253,11 +253,11 @@ func TestDetectFillersEnglishFlanking(t *testing.T) {
 }
 
 func TestNewUnavailable(t *testing.T) {
-	_, err := New(Config{Order: []string{"whisper"}})
+	_, err := New(context.Background(), Config{Order: []string{"whisper"}})
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "whisper-model") {
 		t.Errorf("no engine: %v", err)
 	}
-	_, err = New(Config{Order: []string{"pocketsphinx"}})
+	_, err = New(context.Background(), Config{Order: []string{"pocketsphinx"}})
 	if err != nil {
 		t.Errorf("pocketsphinx installed by the test set-up: %v", err)
 	}

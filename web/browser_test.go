@@ -31,6 +31,7 @@ import (
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/transcribe"
+	"github.com/autocut-dev/autocut/jobs/store/sqlitestore"
 	"github.com/autocut-dev/autocut/web"
 )
 
@@ -51,11 +52,11 @@ type site struct {
 
 func newSite(t *testing.T) *site {
 	ctx := context.Background()
-	tr, err := transcribe.New(transcribe.Config{Order: []string{"pocketsphinx"}})
+	tr, err := transcribe.New(ctx, transcribe.Config{Order: []string{"pocketsphinx"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := jobs.Open(ctx, jobs.Config{DataDir: t.TempDir(), Workers: 2, PollInterval: 20 * time.Millisecond,
+	m, err := jobs.Open(ctx, jobs.Config{DataDir: t.TempDir(), Store: openStore(t), Workers: 2, PollInterval: 20 * time.Millisecond,
 		Transcriber: tr, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -803,4 +804,12 @@ func TestBrowserPageDefects(t *testing.T) {
 		t.Errorf("deleted job: %v %v", resp.StatusCode, err)
 	}
 	s.noErrors()
+// openStore opens a SQLite jobs database in a temporary directory.
+func openStore(t *testing.T) *sqlitestore.DB {
+	t.Helper()
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "autocut.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

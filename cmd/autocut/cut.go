@@ -152,7 +152,7 @@ func runCut(ctx context.Context, e env) error {
 				return err
 			}
 		}
-		t, err := transcribe.New(tcfg)
+		t, err := transcribe.New(ctx, tcfg)
 		if err != nil {
 			return err
 		}

@@ -95,8 +95,8 @@ func runServe(ctx context.Context, e env) error {
 			filepath.Join(f.data, httpapi.KeysFileName), generated)
 	}
 
-	transcriber := f.transcriber(log)
-	mgr, err := jobs.Open(ctx, f.jobsConfig(role, transcriber, log))
+	transcriber := f.transcriber(ctx, log)
+	mgr, err := f.openJobs(ctx, role, transcriber, log)
 	if err != nil {
 		return fmt.Errorf("open jobs: %w", err)
 	}
@@ -166,7 +166,7 @@ func runServe(ctx context.Context, e env) error {
 
 // transcriber picks the first available engine (whisper when configured,
 // else pocketsphinx); nil means transcription answers 501.
-func (f *serveFlags) transcriber(log *slog.Logger) transcribe.Transcriber {
+func (f *serveFlags) transcriber(ctx context.Context, log *slog.Logger) transcribe.Transcriber {
 	tcfg := transcribe.ConfigFromEnv()
 	if f.whisperModel != "" {
 		tcfg.WhisperModel = f.whisperModel
@@ -178,7 +178,7 @@ func (f *serveFlags) transcriber(log *slog.Logger) transcribe.Transcriber {
 		tcfg.Order = strings.Split(f.engines, ",")
 	}
 	var transcriber transcribe.Transcriber
-	if t, err := transcribe.New(tcfg); err == nil {
+	if t, err := transcribe.New(ctx, tcfg); err == nil {
 		transcriber = t
 		log.Info("transcription engine", "engine", t.Name())
 	} else {
@@ -198,7 +198,6 @@ func (f *serveFlags) jobsConfig(role jobs.Role, t transcribe.Transcriber, log *s
 		OutputsTTL:        f.outputsTTL,
 		RetentionInterval: f.retention,
 		Logger:            log,
-		Database:          f.database,
 		Storage:           f.storage,
 		Role:              role,
 		LeaseTTL:          f.leaseTTL,

@@ -34,7 +34,7 @@ func runTranscribe(ctx context.Context, e env) error {
 			return err
 		}
 	}
-	t, err := transcribe.New(cfg)
+	t, err := transcribe.New(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // runWorker runs a worker node: it works jobs from the shared database and
 // answers only /healthz, /readyz and /metrics on --addr.
 func runWorker(ctx context.Context, f serveFlags, log *slog.Logger) error {
-	mgr, err := jobs.Open(ctx, f.jobsConfig(jobs.RoleWorker, f.transcriber(log), log))
+	mgr, err := f.openJobs(ctx, jobs.RoleWorker, f.transcriber(ctx, log), log)
 	if err != nil {
 		return fmt.Errorf("open jobs: %w", err)
 	}
