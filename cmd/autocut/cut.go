@@ -38,7 +38,7 @@ func runCut(ctx context.Context, e env) error {
 	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension)", transcode.Formats(), &format)
 	f.register(c)
 	c.choice("normalize", "loudness `target`: none, podcast (-16 LUFS), youtube (-14 LUFS) (default: the preset's)",
-		[]string{plan.NormalizeNone, plan.NormalizePodcast, plan.NormalizeYouTube}, &normalize)
+		transcode.Normalizations(), &normalize)
 	c.boolean("denoise", "noise reduction, true or false (default: the preset's)", &denoise)
 	c.boolean("rumble", "70 Hz high-pass filter, true or false (default: the preset's)", &rumble)
 	c.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
