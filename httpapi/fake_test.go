@@ -18,16 +18,16 @@ import (
 // fakeService is an in-memory jobs.Service. err, when set for a method
 // name, is returned by that method; "panic" as an id makes Get panic.
 type fakeService struct {
-	mu      sync.Mutex
-	jobs    map[string]*apiv1.Job
-	owners  map[string]string // job id -> owner
-	order   []string
-	errs    map[string]error
-	created int
+	mu        sync.Mutex
+	jobs      map[string]*apiv1.Job
+	owners    map[string]string // job id -> owner
+	order     []string
+	errs      map[string]error
+	created   int
 	lastPatch apiv1.Patch
-	lastReq jobs.CreateRequest
-	read    int64 // bytes Create read from its media
-	levels  []float32
+	lastReq   jobs.CreateRequest
+	read      int64 // bytes Create read from its media
+	levels    []float32
 }
 
 func newFake() *fakeService {

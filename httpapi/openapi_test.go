@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
 	"github.com/autocut-dev/autocut/transcode"
@@ -141,6 +142,9 @@ func TestOpenAPIEnumerations(t *testing.T) {
 	sameSet(t, "Output.format", enum("Output", "properties", "format"), transcode.Containers())
 	if got := at(t, schema("JobList", "properties", "jobs"), "maxItems"); got != float64(apiv1.MaxListLimit) {
 		t.Errorf("JobList.jobs.maxItems %v, want %d", got, apiv1.MaxListLimit)
+	}
+	if got := at(t, schema("Patch", "properties", "cuts"), "maxItems"); got != float64(jobs.MaxCuts) {
+		t.Errorf("Patch.cuts.maxItems %v, want %d", got, jobs.MaxCuts)
 	}
 
 	// Ranges: the creation/patch params and the preview query alike.

@@ -30,8 +30,8 @@ import (
 
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
-	"github.com/autocut-dev/autocut/transcribe"
 	"github.com/autocut-dev/autocut/jobs/store/sqlitestore"
+	"github.com/autocut-dev/autocut/transcribe"
 	"github.com/autocut-dev/autocut/web"
 )
 
@@ -804,6 +804,8 @@ func TestBrowserPageDefects(t *testing.T) {
 		t.Errorf("deleted job: %v %v", resp.StatusCode, err)
 	}
 	s.noErrors()
+}
+
 // openStore opens a SQLite jobs database in a temporary directory.
 func openStore(t *testing.T) *sqlitestore.DB {
 	t.Helper()
