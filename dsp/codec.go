@@ -14,13 +14,20 @@ import (
 // The binary form of an Analysis (MarshalBinary, WriteTo), so that a
 // stored analysis can be planned again without decoding the input:
 //
-//	"ACAN" version(u32=1) jsonLen(u32) json(scalars and Info)
+//	"ACAN" version(u32=2) jsonLen(u32) json(scalars, Info, warnings)
 //	frameSec(f64) n(u64) rms[n](f32) peak[n](f32)
 //	blockSec(f64) m(u64) blocks[m](f64)
+//	v(u64) voice[v](u8)          (version 2; v is 0 or n)
+//
+// Version 1 (no voice classification) is still read; a plan made from it
+// decides pauses by level alone.
 //
 // little-endian throughout; -Inf levels are written as -MaxFloat64 in the
 // JSON part. An hour of input is about 3 MB.
 const analysisMagic = "ACAN"
+
+// codecVersion is the version WriteTo writes; ReadFrom reads 1 to it.
+const codecVersion = 2
 
 // ErrCorruptAnalysis reports bytes that are not an analysis written by
 // MarshalBinary or WriteTo.
@@ -37,6 +44,7 @@ type analysisHeader struct {
 	NoiseFloorDb  float64  `json:"noiseFloorDb"`
 	SpeechLevelDb float64  `json:"speechLevelDb"`
 	ThresholdDb   float64  `json:"thresholdDb"`
+	Warnings      []string `json:"warnings,omitempty"`
 }
 
 // levels returns the header's levels that may be -Inf.
@@ -69,8 +77,11 @@ func (a *Analysis) WriteTo(w io.Writer) (int64, error) {
 	if len(a.Envelope.PeakDb) != n {
 		return 0, fmt.Errorf("encode analysis: envelope has %d RMS and %d peak frames", n, len(a.Envelope.PeakDb))
 	}
+	if v := len(a.Envelope.Voice); v != 0 && v != n {
+		return 0, fmt.Errorf("encode analysis: envelope has %d RMS and %d voice frames", n, v)
+	}
 	h := analysisHeader{Info: a.Input, Loudness: a.Loudness, NoiseFloorDb: a.NoiseFloorDb,
-		SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}
+		SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb, Warnings: a.Warnings}
 	for _, p := range h.levels() {
 		if math.IsInf(*p, -1) || math.IsNaN(*p) {
 			*p = -math.MaxFloat64
@@ -87,7 +98,7 @@ func (a *Analysis) WriteTo(w io.Writer) (int64, error) {
 	put32 := func(v uint32) { le.PutUint32(buf[:4], v); bw.Write(buf[:4]) }
 	put64 := func(v uint64) { le.PutUint64(buf[:], v); bw.Write(buf[:]) }
 	bw.WriteString(analysisMagic)
-	put32(1)
+	put32(codecVersion)
 	put32(uint32(len(hdr)))
 	bw.Write(hdr)
 	put64(math.Float64bits(a.Envelope.FrameSec))
@@ -103,6 +114,8 @@ func (a *Analysis) WriteTo(w io.Writer) (int64, error) {
 	for _, v := range a.Blocks {
 		put64(math.Float64bits(v))
 	}
+	put64(uint64(len(a.Envelope.Voice)))
+	bw.Write(a.Envelope.Voice)
 	err = bw.Flush() // (bufio keeps the first write error)
 	return cw.n, err
 }
@@ -121,7 +134,8 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 	if _, err := io.ReadFull(br, buf[:8]); err != nil {
 		return fail("header", err)
 	}
-	if string(buf[:4]) != analysisMagic || le.Uint32(buf[4:8]) != 1 {
+	version := le.Uint32(buf[4:8])
+	if string(buf[:4]) != analysisMagic || version < 1 || version > codecVersion {
 		return fail("header", fmt.Errorf("magic %q", buf[:8]))
 	}
 	read64 := func() (uint64, error) {
@@ -148,7 +162,8 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 			*p = math.Inf(-1)
 		}
 	}
-	out := Analysis{Input: h.Info, Loudness: h.Loudness, NoiseFloorDb: h.NoiseFloorDb, SpeechLevelDb: h.SpeechLevelDb, ThresholdDb: h.ThresholdDb}
+	out := Analysis{Input: h.Info, Loudness: h.Loudness, NoiseFloorDb: h.NoiseFloorDb, SpeechLevelDb: h.SpeechLevelDb,
+		ThresholdDb: h.ThresholdDb, Warnings: h.Warnings}
 	fs, err := read64()
 	if err != nil {
 		return fail("envelope", err)
@@ -185,6 +200,18 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 	out.Blocks = make([]float64, m)
 	for i := range out.Blocks {
 		out.Blocks[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
+	}
+	if version >= 2 {
+		v, err := read64()
+		if err != nil || (v != 0 && v != n) {
+			return fail("voice", fmt.Errorf("length %d of %d frames (%v)", v, n, err))
+		}
+		if v > 0 {
+			out.Envelope.Voice = make([]uint8, v)
+			if _, err := io.ReadFull(br, out.Envelope.Voice); err != nil {
+				return fail("voice", err)
+			}
+		}
 	}
 	*a = out
 	return cr.n, nil

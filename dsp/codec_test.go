@@ -28,6 +28,13 @@ func sampleAnalysis(frames int) *Analysis {
 	for i := range a.Blocks {
 		a.Blocks[i] = float64(i) * 1e-5
 	}
+	if frames > 0 {
+		a.Envelope.Voice = make([]uint8, frames)
+		for i := range a.Envelope.Voice {
+			a.Envelope.Voice[i] = uint8(i * 7)
+		}
+		a.Warnings = []string{"no pauses found: a test"}
+	}
 	return a
 }
 
@@ -84,6 +91,8 @@ func TestAnalysisCodecReadsStoredBlobs(t *testing.T) {
 	}
 	want := sampleAnalysis(2)
 	want.Blocks = nil
+	want.Envelope.Voice = nil // version 1 had no voice classification
+	want.Warnings = nil
 	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("stored blob (-want +got):\n%s", diff)
 	}
@@ -104,6 +113,8 @@ func TestAnalysisCodecCorrupt(t *testing.T) {
 		"truncated": full[:len(full)-5],
 		"header":    full[:20],
 		"huge":      huge,
+		"no voice":  full[:len(full)-500],
+		"version 3": append([]byte("ACAN\x03\x00\x00\x00"), full[8:]...),
 	} {
 		var a Analysis
 		if err := a.UnmarshalBinary(b); !errors.Is(err, ErrCorruptAnalysis) {
@@ -114,6 +125,11 @@ func TestAnalysisCodecCorrupt(t *testing.T) {
 	bad.Envelope.PeakDb = bad.Envelope.PeakDb[:2]
 	if _, err := bad.MarshalBinary(); err == nil {
 		t.Error("an envelope with fewer peak than RMS frames was encoded")
+	}
+	bad = sampleAnalysis(3)
+	bad.Envelope.Voice = bad.Envelope.Voice[:2]
+	if _, err := bad.MarshalBinary(); err == nil {
+		t.Error("an envelope with fewer voice than RMS frames was encoded")
 	}
 }
 

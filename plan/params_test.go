@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -113,5 +114,25 @@ func TestMakeBadInput(t *testing.T) {
 				t.Fatalf("Make = %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParamsJSONKeepsFaintVoice: the job layer stores params as JSON and
+// re-plans from them later, so the preset's crosstalk rule must survive.
+func TestParamsJSONKeepsFaintVoice(t *testing.T) {
+	pr, err := LookupPreset("podcast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(pr.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Params
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.FaintVoiceDb != pr.Params.FaintVoiceDb || back.FaintVoiceDb == 0 {
+		t.Errorf("faint-voice depth %v after a JSON round trip, want %v", back.FaintVoiceDb, pr.Params.FaintVoiceDb)
 	}
 }

@@ -134,8 +134,9 @@ type Params struct {
 	// under the speech level (crosstalk from another speaker's microphone
 	// on a close-mic track) count as pause: such frames cannot seed speech
 	// in the voice classification (dsp.NonSpeech). Presets set it (15 for
-	// podcast and interview); it is not an API parameter.
-	FaintVoiceDb float64 `json:"-"`
+	// podcast and interview); it is not an API parameter, but it is
+	// stored with the params so that a job re-planned later keeps it.
+	FaintVoiceDb float64 `json:"faintVoiceDb,omitempty"`
 }
 
 // Stats summarises a plan.

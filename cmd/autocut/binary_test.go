@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,7 +200,7 @@ func TestBinaryRefusesToWriteItsInput(t *testing.T) {
 
 func TestBinaryNeverOverwritesWithoutY(t *testing.T) {
 	dir := t.TempDir()
-	pausedTone(t, dir, "talk.wav", 8)
+	in := pausedTone(t, dir, "talk.wav", 8)
 	out := filepath.Join(dir, "out.mp3")
 	if err := os.WriteFile(out, []byte("the user's earlier work"), 0o644); err != nil {
 		t.Fatal(err)
@@ -252,9 +253,10 @@ func TestBinaryNeverOverwritesWithoutY(t *testing.T) {
 	if b, _ := os.ReadFile(csv); bytes.Equal(b, []byte("an earlier export")) {
 		t.Errorf("the csv timeline was not replaced")
 	}
-	// The timeline finds the original from where it lies.
-	if b, _ := os.ReadFile(filepath.Join(sub, "talk-autocut.fcpxml")); !bytes.Contains(b, []byte(`src="../talk.wav"`)) {
-		t.Errorf("the FCPXML does not point at ../talk.wav:\n%.600s", b)
+	// The timeline finds the original by its absolute path, wherever it is opened.
+	wantSrc := `src="` + (&url.URL{Scheme: "file", Path: filepath.ToSlash(in)}).String() + `"`
+	if b, _ := os.ReadFile(filepath.Join(sub, "talk-autocut.fcpxml")); !bytes.Contains(b, []byte(wantSrc)) {
+		t.Errorf("the FCPXML does not hold %s:\n%.600s", wantSrc, b)
 	}
 	wantListing(t, dir, "talk.wav", "out.mp3", "dangling.wav", "cuts")
 }
