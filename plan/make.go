@@ -64,8 +64,11 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	eff.ThresholdDb = &thr
 	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
 
-	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil, faint: p.FaintVoiceDb, peakDb: a.Loudness.SamplePeak}
+	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil, faint: p.FaintVoiceDb, peakDb: a.Loudness.SamplePeak, tb: newDBTable()}
 	islands := mk.detect()
+	if mk.auto {
+		islands = mk.refine(islands)
+	}
 	cuts := mk.silenceCuts(islands, p)
 	if n > 0 {
 		thr = mk.open
@@ -105,6 +108,8 @@ type maker struct {
 	open       float64 // the threshold detection used (reported in the plan)
 	bg         []bool  // frames the voice classification puts in the background (automatic threshold only)
 	closeLv    float64 // the close level detection used
+	audible    float64 // the audible bound: the input's sample peak - audibleDepthDb (automatic threshold)
+	tb         dbTable
 }
 
 // level returns frame i's RMS level in dB (NaN reads as the floor).
@@ -143,10 +148,24 @@ type tuning struct {
 	floorMarginDb        float64 // a decay is followed down to floor + this
 	maxTail, maxOnset    int     // frames a decay / onset may be followed
 	pad                  int     // frames added on both sides of every island
+
+	// Edge placement by the bed of each pause (automatic threshold, refine).
+	edgeBurstDb  float64 // a frame this far over the bed is audible speech
+	edgeDecayDb  float64 // a decay is followed while 20 ms stay this far over the bed
+	edgeOwnDb    float64 // and the frame itself this far
+	edgeGuard    int     // frames next to the islands left out of a bed's level
+	edgeMinBed   int     // frames a pause needs for its bed's level
+	edgeTailGap  int     // frames bridged after speech to a burst (a final stop's closure)
+	edgeOnsetGap int     // frames bridged before speech
+	edgeMaxTail  int     // frames an edge may move out past its anchor, after speech
+	edgeMaxOnset int     // and before it
+	edgeBedWin   int     // frames around a pause whose pauses' frames make its bed
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
-	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0}
+	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0,
+	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
+	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -206,7 +225,7 @@ func round2(x float64) float64 {
 // smoothed returns the centred moving average of the frame powers over
 // tu.smooth frames, in dB.
 func (m *maker) smoothed() []float32 {
-	tb := newDBTable()
+	tb := m.tb
 	out := make([]float32, m.n)
 	h := m.tu.smooth / 2
 	pw := func(i int) float64 { return tb.power(m.level(i)) }
@@ -318,11 +337,13 @@ func (m *maker) detect() []island {
 	}
 	stop := max(floor+tu.floorMarginDb, dsp.FloorDb+1)
 	audible := dsp.FloorDb
+	m.audible = audible
 	if m.auto && m.peakDb > dsp.FloorDb {
 		// Nothing more than audibleDepthDb under the input's peak is
 		// audible next to it: decays are not followed under that, and
 		// island edges under it are given back.
 		audible = m.peakDb - audibleDepthDb
+		m.audible = audible
 		stop = max(stop, audible)
 	}
 	l := func(i int) float64 { return float64(lv[i]) }
@@ -652,4 +673,163 @@ func (pl *Plan) finish(cuts []Cut, dur float64) {
 	if dur > 0 {
 		pl.Stats.SavedPct = math.Round((dur-final)/dur*100*1000) / 1000
 	}
+}
+
+// raw returns frame i's own 10 ms level, not masked by the voice
+// classification (NaN reads as the floor).
+func (m *maker) raw(i int) float64 {
+	v := float64(m.env.RMSDb[i])
+	if math.IsNaN(v) {
+		return dsp.FloorDb
+	}
+	return v
+}
+
+// pw returns frame i's own power (raw).
+func (m *maker) pw(i int) float64 { return m.tb.power(m.raw(i)) }
+
+// pair returns the level over the 20 ms of frames i and j (j = i ± 1,
+// clamped to the envelope).
+func (m *maker) pair(i, j int) float64 {
+	j = min(max(j, 0), m.n-1)
+	return 10 * math.Log10(max((m.pw(i)+m.pw(j))/2, 1e-12))
+}
+
+// edgeRule is the audible rule of one pause's bed (see refine).
+type edgeRule struct{ burst, decay, own float64 }
+
+func (m *maker) edgeRule(bed float64) edgeRule {
+	return edgeRule{
+		burst: max(bed+m.tu.edgeBurstDb, m.audible),
+		decay: max(bed+m.tu.edgeDecayDb, m.audible),
+		own:   bed + m.tu.edgeOwnDb,
+	}
+}
+
+// follow walks from the anchor frame a in direction d (+1: after the
+// speech, -1: before it) over the frames the rule r keeps, bridging up to
+// gap frames to a burst, never reaching stop or more than limit frames,
+// and returns the outermost frame kept.
+func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule) int {
+	pos, g := a, 0
+	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
+		switch {
+		case m.raw(j) >= r.burst,
+			g == 0 && m.raw(j) >= r.own && m.pair(j, j-d) >= r.decay:
+			pos, g = j, 0
+		default:
+			if g++; g > gap {
+				return pos
+			}
+		}
+	}
+	return pos
+}
+
+// beds returns the bed level of each pause around the islands is (k:
+// the pause before island k, len(is): after the last), and whether it is
+// known: the mean power of the 10 ms frames of the pauses within
+// tu.edgeBedWin frames of it (the pause itself and its neighbours, so
+// that a short pause, or one holding a missed word, does not stand
+// alone), each less tu.edgeGuard frames at both ends and counted only when
+// at least tu.edgeMinBed frames are left (a gap between words is no bed).
+func (m *maker) beds(is []island) ([]float64, []bool) {
+	np := len(is) + 1
+	a, b := make([]int, np), make([]int, np)
+	cum := make([]float64, np+1) // cumulated power of the pauses before k
+	cnt := make([]int, np+1)
+	for k := range np {
+		a[k], b[k] = 0, m.n
+		if k > 0 {
+			a[k] = is[k-1].e
+		}
+		if k < len(is) {
+			b[k] = is[k].s
+		}
+		a[k], b[k] = a[k]+m.tu.edgeGuard, b[k]-m.tu.edgeGuard
+		s, c := 0.0, 0
+		if b[k]-a[k] >= m.tu.edgeMinBed {
+			for i := a[k]; i < b[k]; i++ {
+				s += m.pw(i)
+			}
+			c = b[k] - a[k]
+		}
+		cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
+	}
+	bed, ok := make([]float64, np), make([]bool, np)
+	lo, hi := 0, 0 // pauses [lo, hi) lie within the window of pause k
+	for k := range np {
+		for lo < k && b[lo] < a[k]-m.tu.edgeBedWin {
+			lo++
+		}
+		for hi < np && a[hi] <= b[k]+m.tu.edgeBedWin {
+			hi++
+		}
+		if c := cnt[hi] - cnt[lo]; c >= m.tu.edgeMinBed {
+			bed[k], ok[k] = 10*math.Log10(max((cum[hi]-cum[lo])/float64(c), 1e-12)), true
+		}
+	}
+	return bed, ok
+}
+
+// refine places each island's edges by the audible rule, measured against
+// the bed of the pause they face (beds): the corpora count speech as
+// audible where it stands 6 dB over the bed, so the mix (speech and bed)
+// 7 dB over it. From the anchor, the outermost frame of the raw island
+// whose own level is tu.edgeBurstDb over the bed (or the raw edge when
+// none is), the edge moves outward over the frames of the speech's decay (or soft
+// onset): 20 ms (this frame and the one before it on the way out) at
+// tu.edgeDecayDb over the bed and the frame itself over the bed; and it
+// bridges up to tu.edgeTailGap frames after the speech (tu.edgeOnsetGap
+// before it) to a burst tu.edgeBurstDb over the bed (a final stop's
+// release after its closure). It stays clear of the next raw island and
+// of the audible bound. An edge may so move in (over bed the level found
+// loud enough) or out (over a release the smoothed level hid).
+func (m *maker) refine(is []island) []island {
+	if len(is) == 0 {
+		return is
+	}
+	bed, okb := m.beds(is)
+	out := make([]island, 0, len(is))
+	for k, x := range is {
+		lo, hi := -1, m.n
+		if k > 0 {
+			lo = is[k-1].re - 1
+		}
+		if k+1 < len(is) {
+			hi = is[k+1].rs
+		}
+		if okb[k+1] {
+			r := m.edgeRule(bed[k+1])
+			a := x.re - 1
+			for a >= x.rs && m.raw(a) < r.burst {
+				a--
+			}
+			if a < x.rs {
+				a = x.re - 1
+			}
+			x.e = m.follow(a, 1, hi, m.tu.edgeTailGap, m.tu.edgeMaxTail, r) + 1
+		}
+		if okb[k] {
+			r := m.edgeRule(bed[k])
+			a := x.rs
+			for a < x.re && m.raw(a) < r.burst {
+				a++
+			}
+			if a >= x.re {
+				a = x.rs
+			}
+			x.s = m.follow(a, -1, lo, m.tu.edgeOnsetGap, m.tu.edgeMaxOnset, r)
+		}
+		if x.e <= x.s {
+			x.s, x.e = x.rs, x.re
+		}
+		if n := len(out); n > 0 && x.s <= out[n-1].e {
+			out[n-1].e = max(out[n-1].e, x.e)
+			out[n-1].re, out[n-1].he = x.re, x.he
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
