@@ -17,8 +17,8 @@ type Envelope struct {
 	RMSDb    []float32 `json:"-"`        // RMS level per frame, dBFS (floor -120)
 	PeakDb   []float32 `json:"-"`        // sample peak per frame, dBFS (floor -120)
 	// Voice is the voice classification of each frame (see voice.go):
-	// VoiceFloor, VoiceLoud, or 1 + 253 x periodicity where level could
-	// not decide. Empty when unknown (an analysis from before it existed).
+	// VoiceFloor, VoiceLoud, or 1 + 253 x the speech probability where
+	// level could not decide. Empty when unknown (an analysis from before it existed).
 	Voice []uint8 `json:"-"`
 }
 

@@ -111,7 +111,7 @@ func EstimateLevels(rmsDb []float32) Levels {
 //     peaks 19.7 dB under the speech level (50 ms level), so a threshold
 //     24 dB under it leaves 4 dB for the scatter of the 10 ms levels;
 //     except for a voice over a steady bed (the input holds 0.2 s of
-//     periodic frames, its quiet frames form a plateau, 10 dB or more
+//     frames classified as speech, its quiet frames form a plateau, 10 dB or more
 //     under the speech level): then up to the floor + 6 dB, since speech
 //     quieter than that is masked by the bed (the corpora's rule of
 //     audible speech; brown noise 10-17 dB under synthetic speech);

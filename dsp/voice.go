@@ -1,6 +1,10 @@
 package dsp
 
-import "math"
+import (
+	"math"
+
+	"github.com/autocut-dev/autocut/internal/silero"
+)
 
 // Voice classification of the 10 ms frames (Envelope.Voice).
 //
@@ -11,21 +15,31 @@ import "math"
 //
 //   - under floor + voiceFloorBandDb (4 dB) the frame is the background
 //     itself (VoiceFloor), or under -90 dBFS (digital silence);
-//   - over floor + voiceLoudBandDb (18 dB) it stands well clear of the
-//     background: speech by level (VoiceLoud);
-//   - in between, where a noisy or fluctuating bed and quiet speech
-//     overlap, the classifier runs: the periodicity of the frame, the
-//     largest normalised cross-correlation (NCCF) of 32 ms of the
-//     downmix, decimated to about 8 kHz and pre-emphasised, at the lags of
-//     a voice's pitch (70-400 Hz). Voiced speech is periodic at its pitch
-//     (NCCF 0.6-0.95); hiss, pink noise, static and crackles are not
-//     (under 0.3); pre-emphasis and the lag range keep mains hum (50/60 Hz
-//     and harmonics) low. The value stored is 1 + round(253 x NCCF).
+//   - in between (floor + 4 to floor + voiceLoudBandDb, 18 dB) a noisy or
+//     fluctuating bed and quiet speech overlap;
+//   - over it, the frame stands well clear of the background.
+//
+// Where the bed is quiet, level decides every frame: VoiceLoud over the
+// floor band. Where it is busy (voiceBusyShare, 30 %, or more of the
+// recent frames over digital silence fall in the band: a noisy, humming,
+// crackling or musical bed, another voice; about the last 33 s count) the
+// classifier runs on every frame over the floor band, the loud ones too,
+// which may be loud music or another voice.
+//
+// The classifier is the Silero VAD v5 network (internal/silero): the
+// downmix is resampled to 16 kHz (a windowed-sinc polyphase filter, 7.2
+// kHz cutoff) and the network gives the probability that each 32 ms chunk
+// holds speech, carrying its state from chunk to chunk. It runs only over
+// the stretches that need it: at the first classified frame after a
+// stretch decided by level it starts afresh voiceWarmChunks (192 ms)
+// earlier, and stretches of level-decided frames shorter than
+// voiceGapChunks (128 ms) are run through. A classified frame stores
+// 1 + round(253 x the probability of the chunk holding its centre).
 //
 // On a file whose pauses are quiet, only the onsets and decays of speech
 // fall in the band, so the classifier costs little; on a noisy bed it
 // runs on most frames. The frames are decided 1.03 s late (the floor looks
-// 1 s ahead), from a ring of the last 1.2 s of the downmix.
+// 1 s ahead), from a ring of the last 1.36 s or more of the downmix.
 const (
 	// VoiceFloor marks a frame at the background's level (not classified).
 	VoiceFloor uint8 = 0
@@ -34,19 +48,26 @@ const (
 
 	voiceFloorBandDb = 4.0
 	voiceLoudBandDb  = 18.0
+	voiceLoudBedDb   = 30.0
+	voiceMinRun      = 20 // band frames in a run before it is classified (over a quiet bed)
+	voiceHistLoDb    = voiceSilenceDb
+	voiceHistBins    = int((20-voiceHistLoDb)*2) + 1 // 0.5 dB bins up to +20 dBFS
 	voiceSilenceDb   = -90.0
 	voiceFloorWin    = 100 // frames each side for the local floor
 	voiceSmooth      = 2   // frames each side of the 50 ms level
 	voiceDelay       = voiceFloorWin + voiceSmooth + 1
-	voiceWinSec      = 0.032
-	voiceDecRate     = 8000
-	voiceMinHz       = 70.0
-	voiceMaxHz       = 400.0
-	voicePreEmph     = 1.0
+	voiceWarmChunks  = 6     // chunks run before a stretch's first classified frame
+	voiceGapChunks   = 4     // chunks of level-decided frames run through
+	voiceStatsMin    = 100   // 50 ms levels (weighted) before the loud-bed test is trusted
+	voiceStatsEvery  = 100   // frames between updates of the loud-bed test
+	voiceStatsForget = 0.97  // weight kept by the counts each update: about 33 s of memory
+	voiceResampleSec = 0.001 // half-length of the resampling kernel
+	voiceResamplePh  = 64    // resampling kernel phases
+	voiceCutoffHz    = 7200.0
 )
 
-// VoiceScore returns a classified frame's periodicity in [0, 1], or -1
-// for VoiceFloor and 2 for VoiceLoud.
+// VoiceScore returns a classified frame's speech probability in [0, 1],
+// or -1 for VoiceFloor and 2 for VoiceLoud.
 func VoiceScore(v uint8) float64 {
 	switch v {
 	case VoiceFloor:
@@ -76,34 +97,93 @@ type voiceDetector struct {
 	nsm  int64        // smoothed levels computed
 	done int64        // frames decided
 
-	dec  int       // decimation factor
-	win  []float64 // decimated, pre-emphasised window
-	lagA int       // lag range at the decimated rate
-	lagB int
-	out  []uint8
+	// The loud-bed test: a histogram of the recent 50 ms levels
+	// (forgetting the past by voiceStatsForget every voiceStatsEvery
+	// frames).
+	hist     [voiceHistBins]float32
+	histN    float32
+	loudBed  bool
+	statsAge int
+	runStart int64 // first frame of the current run of band frames, -1: none
 
-	last    int64 // last frame whose periodicity was measured
-	lastOut uint8
+	// The classifier: the network's stream, the resampler's kernel, and
+	// the next chunk (at 16 kHz) to run; probs holds the last chunks'
+	// probabilities by chunk index mod len(probs).
+	net     *silero.Stream
+	kern    []float32 // [voiceResamplePh+1][taps]
+	taps    int
+	half    int // kernel taps before the centre
+	chunk   [silero.Chunk]float32
+	nextCh  int64 // next chunk to run; -1: the network is idle
+	probs   [8]float32
+	classes int // frames classified
+
+	out []uint8
 }
 
 func newVoiceDetector(rate, ch int) *voiceDetector {
-	need := int64(float64(rate)*(float64(voiceDelay+4)*EnvelopeFrameSec+voiceWinSec)) + 1
+	half := int(math.Ceil(float64(rate) * voiceResampleSec))
+	if rate == silero.Rate {
+		half = 1
+	}
+	warm := float64(voiceWarmChunks+1)*silero.Chunk/silero.Rate + float64(silero.Context)/silero.Rate +
+		float64(voiceMinRun)*EnvelopeFrameSec
+	need := int64(float64(rate)*(float64(voiceDelay+4)*EnvelopeFrameSec+warm)) + int64(2*half) + 1
 	size := int64(1)
 	for size < need {
 		size <<= 1
 	}
-	dec := max(int(math.Round(float64(rate)/voiceDecRate)), 1)
-	dr := float64(rate) / float64(dec)
 	v := &voiceDetector{
 		rate: int64(rate), ch: ch,
 		ring: make([]float32, size), mask: size - 1,
-		dec:  dec,
-		win:  make([]float64, int(voiceWinSec*dr)+1),
-		lagA: max(int(dr/voiceMaxHz), 1),
-		lagB: int(math.Ceil(dr / voiceMinHz)),
-		last: -2,
+		nextCh: -1, loudBed: true, runStart: -1,
 	}
+	if m, err := silero.Load(); err == nil {
+		v.net = m.NewStream()
+	}
+	v.half, v.taps = half, 2*half
+	v.kern = resampleKernel(rate, half)
 	return v
+}
+
+// resampleKernel returns the polyphase kernel that resamples rate to 16
+// kHz: for each of voiceResamplePh+1 fractional positions f (in steps of
+// 1/voiceResamplePh), the taps at input offsets -half+1 .. half from the
+// sample before the position, a Blackman-windowed sinc at the cutoff
+// (7.2 kHz, or 0.45 of the lower rate), normalised to unit gain. At 16
+// kHz it is the identity.
+func resampleKernel(rate, half int) []float32 {
+	taps := 2 * half
+	k := make([]float32, (voiceResamplePh+1)*taps)
+	fc := min(voiceCutoffHz, 0.45*float64(min(rate, silero.Rate))) / float64(rate)
+	for ph := 0; ph <= voiceResamplePh; ph++ {
+		f := float64(ph) / voiceResamplePh
+		row := k[ph*taps : (ph+1)*taps]
+		if rate == silero.Rate {
+			// Phase 0 only is used: the sample itself.
+			row[half-1] = 1
+			continue
+		}
+		sum := 0.0
+		for t := range taps {
+			x := float64(t-half+1) - f // offset from the position
+			u := x / float64(half)
+			if math.Abs(u) >= 1 {
+				continue
+			}
+			s := 2 * fc
+			if x != 0 {
+				s = math.Sin(2*math.Pi*fc*x) / (math.Pi * x)
+			}
+			w := 0.42 + 0.5*math.Cos(math.Pi*u) + 0.08*math.Cos(2*math.Pi*u)
+			row[t] = float32(s * w)
+			sum += s * w
+		}
+		for t := range row {
+			row[t] = float32(float64(row[t]) / sum)
+		}
+	}
+	return k
 }
 
 // write adds interleaved samples to the ring (downmixed).
@@ -180,6 +260,40 @@ func (v *voiceDetector) smooth(i, nf int64) {
 	v.dq[(v.dqH+v.dqN)%512] = i
 	v.dqN++
 	v.nsm = i + 1
+	if l >= voiceHistLoDb {
+		v.hist[min(int((l-voiceHistLoDb)*2), voiceHistBins-1)]++
+		v.histN++
+	}
+	if i%voiceStatsEvery == voiceStatsEvery-1 {
+		for b := range v.hist {
+			v.hist[b] *= voiceStatsForget
+		}
+		v.histN *= voiceStatsForget
+	}
+
+}
+
+// updateLoudBed works out whether the bed is loud from the recent levels:
+// the 10th percentile of the 50 ms levels within voiceLoudBedDb of the
+// 95th (the floor and the programme level, as EstimateLevels takes them).
+func (v *voiceDetector) updateLoudBed() {
+	if v.histN < voiceStatsMin {
+		v.loudBed = true
+		return
+	}
+	p10, p95 := -1, -1
+	var acc float32
+	for b, c := range v.hist {
+		acc += c
+		if p10 < 0 && 10*acc >= v.histN {
+			p10 = b
+		}
+		if 100*acc >= 95*v.histN {
+			p95 = b
+			break
+		}
+	}
+	v.loudBed = float64(p95-p10)/2 < voiceLoudBedDb
 }
 
 // decide classifies frame i: its local floor is the minimum 50 ms level
@@ -189,93 +303,113 @@ func (v *voiceDetector) decide(i int64) {
 		v.dqH = (v.dqH + 1) % 512
 		v.dqN--
 	}
+	if v.statsAge--; v.statsAge <= 0 {
+		v.updateLoudBed()
+		v.statsAge = voiceStatsEvery
+	}
 	floor := v.sm[v.dq[v.dqH]%512]
 	l := v.sm[i%512]
 	var out uint8
 	switch {
 	case l < voiceSilenceDb || l < floor+voiceFloorBandDb:
 		out = VoiceFloor
+		v.runStart = -1
+	case v.net == nil:
+		out = VoiceLoud
 	case l > floor+voiceLoudBandDb:
 		out = VoiceLoud
-	case v.last == i-1 && i%2 == 1:
-		// Periodicity is measured every other frame: 32 ms windows 10 ms
-		// apart overlap by two thirds.
-		out = v.lastOut
+		v.runStart = -1
+		if v.loudBed {
+			out = v.classify(i)
+		}
 	default:
-		out = 1 + uint8(math.Round(253*v.periodicity(i)))
-		v.last, v.lastOut = i, out
+		// In the band: classified over a loud bed, or once the run of
+		// band frames lasts voiceMinRun (the frames before it in the run
+		// too); a shorter run (a word's onset or decay over a quiet bed)
+		// is left to level.
+		if v.runStart < 0 {
+			v.runStart = i
+		}
+		switch {
+		case v.loudBed || i-v.runStart > voiceMinRun:
+			out = v.classify(i)
+		case i-v.runStart == voiceMinRun:
+			for j := v.runStart; j < i; j++ {
+				v.out[j] = v.classify(j)
+			}
+			out = v.classify(i)
+		default:
+			out = VoiceLoud
+		}
 	}
 	v.out = append(v.out, out)
 	v.done = i + 1
 }
 
-// periodicity returns the largest NCCF of frame i's 32 ms window at the
-// lags of a voice's pitch, in [0, 1].
-func (v *voiceDetector) periodicity(i int64) float64 {
-	c := ((i*v.rate+50)/100 + ((i+1)*v.rate+50)/100) / 2
-	n := len(v.win)
-	span := int64(n * v.dec)
-	start := max(c-span/2, v.n-int64(len(v.ring)), 0)
-	end := min(start+span, v.n)
-	// Decimate by boxcar averaging, then pre-emphasise.
-	m := 0
-	prev := 0.0
-	inv := 1 / float64(v.dec)
-	for p := start; p+int64(v.dec) <= end && m < n; p += int64(v.dec) {
-		s := 0.0
-		for q := p; q < p+int64(v.dec); q++ {
-			s += float64(v.ring[q&v.mask])
+// classify returns frame i's code from the network's probability.
+func (v *voiceDetector) classify(i int64) uint8 {
+	v.classes++
+	return 1 + uint8(math.Round(253*float64(v.speech(i))))
+}
+
+// speech returns the network's probability for the chunk holding the
+// centre of frame i, running the network up to it.
+func (v *voiceDetector) speech(i int64) float32 {
+	c := (i*silero.Rate/100 + silero.Rate/200) / silero.Chunk
+	if v.nextCh < 0 || c-v.nextCh > voiceGapChunks || c < v.nextCh-int64(len(v.probs)) {
+		// Start afresh a little before, as far as the ring reaches.
+		start := max(c-voiceWarmChunks, 0)
+		for start < c && v.inputAt(start*silero.Chunk-silero.Context)-int64(v.half) < v.n-int64(len(v.ring)) {
+			start++
 		}
-		s *= inv
-		v.win[m] = s - voicePreEmph*prev
-		prev = s
-		m++
+		v.net.Reset()
+		v.nextCh = start
 	}
-	w := v.win[:m]
-	// xx and yy come from the running energies of the window's head and
-	// tail; only the cross term needs the loop (four accumulators).
-	total := 0.0
-	for _, x := range w {
-		total += x * x
-	}
-	head, tail := 0.0, 0.0 // energy of w[m-lag:] and of w[:lag]
-	for k := 0; k < v.lagA && k < m; k++ {
-		head += w[m-1-k] * w[m-1-k]
-		tail += w[k] * w[k]
-	}
-	best := 0.0
-	for lag := v.lagA; lag <= v.lagB && 2*lag < m; lag++ {
-		a, b := w[:m-lag], w[lag:m]
-		b = b[:len(a)]
-		var s0, s1, s2, s3 float64
-		k := 0
-		for ; k+3 < len(a); k += 4 {
-			s0 += a[k] * b[k]
-			s1 += a[k+1] * b[k+1]
-			s2 += a[k+2] * b[k+2]
-			s3 += a[k+3] * b[k+3]
+	for ; v.nextCh <= c; v.nextCh++ {
+		base := v.nextCh * silero.Chunk
+		for j := range v.chunk {
+			v.chunk[j] = v.resampled(base + int64(j))
 		}
-		for ; k < len(a); k++ {
-			s0 += a[k] * b[k]
-		}
-		xy := s0 + s1 + s2 + s3
-		xx, yy := total-head, total-tail
-		if d := xx * yy; d > 0 && xy > 0 {
-			if r := xy * xy / d; r > best {
-				best = r
-			}
-		}
-		head += w[m-1-lag] * w[m-1-lag]
-		tail += w[lag] * w[lag]
+		v.probs[v.nextCh%int64(len(v.probs))] = v.net.Process(v.chunk[:])
 	}
-	return math.Sqrt(best)
+	return v.probs[c%int64(len(v.probs))]
+}
+
+// inputAt returns the input sample before the 16 kHz sample j.
+func (v *voiceDetector) inputAt(j int64) int64 {
+	return j * v.rate / silero.Rate
+}
+
+// resampled returns the 16 kHz sample j of the downmix (0 outside the
+// input and the ring).
+func (v *voiceDetector) resampled(j int64) float32 {
+	num := j * v.rate
+	n0 := num / silero.Rate
+	ph := ((num-n0*silero.Rate)*voiceResamplePh + silero.Rate/2) / silero.Rate
+	row := v.kern[int(ph)*v.taps : int(ph+1)*v.taps]
+	lo := n0 - int64(v.half) + 1
+	oldest := v.n - int64(len(v.ring))
+	var acc float32
+	if lo >= 0 && lo >= oldest && lo+int64(v.taps) <= v.n {
+		for t, w := range row {
+			acc += w * v.ring[(lo+int64(t))&v.mask]
+		}
+		return acc
+	}
+	for t, w := range row {
+		if p := lo + int64(t); p >= 0 && p >= oldest && p < v.n {
+			acc += w * v.ring[p&v.mask]
+		}
+	}
+	return acc
 }
 
 // Speech seeds and the background mask (NonSpeech).
 //
-// A frame seeds speech when it is VoiceLoud or periodic (VoiceScore
-// averaged over the classified frames within 20 ms at least voicedMin,
-// 0.38) and, with a faint-voice depth given, its 50 ms level is
+// A frame seeds speech when it is VoiceLoud, or classified as speech (a
+// probability of voicedMin, 0.5, or more), or classified but standing voiceLoudBandDb over the
+// local floor within bgMaxDb of the speech level (level first: as loud as
+// speech); and, with a faint-voice depth given, its 50 ms level is
 // within that depth of the speech level (a fainter voice is another
 // speaker's crosstalk). Seeds in runs shorter than seedMinFrames (50 ms)
 // with fewer than loudMinFrames (2) VoiceLoud frames are dropped: crackles
@@ -288,8 +422,7 @@ func (v *voiceDetector) periodicity(i int64) float64 {
 // decides the louder ones (a steady tone or loud music is sound, not a
 // bed, however unvoiced).
 const (
-	voicedMin     = 0.38
-	voicedAvg     = 2
+	voicedMin     = 0.5
 	seedMinFrames = 5
 	loudMinFrames = 2
 	growAfter     = 20
@@ -301,9 +434,8 @@ const (
 	bgMaxDb       = 10
 	loudRunFrames = 8
 	// minVoicedFrames: the classification applies only to input with at
-	// least this many periodic frames (0.2 s of voice) where level could
-	// not decide. Measured: the speech recordings 38-210, the real-speech
-	// mixes 31 and more; vinyl hiss 2, pink noise 0.
+	// least this many frames classified as speech (0.2 s of voice) where
+	// level could not decide.
 	minVoicedFrames = 20
 	// Syllabic rhythm (SyllabicDepth): under minSyllabicDb the input has
 	// no speech rhythm and level alone decides (NonSpeech returns nil).
@@ -362,7 +494,7 @@ func fastMid(lv []float32, e, nf, ns int) float64 {
 // levels (SmoothedLevels), faintDb the faint-voice depth (0: none). It
 // returns nil when env has no voice classification, when the input has
 // no syllabic rhythm (SyllabicDepth under 2 dB: orchestral music, steady
-// noise, tones), when it holds under 0.2 s of periodic frames (no voice
+// noise, tones), when it holds under 0.2 s of frames classified as speech (no voice
 // where level could not decide: a noise bed alone), or when it holds no
 // background stretch of 0.5 s, where
 // level alone decides.
@@ -379,22 +511,11 @@ func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 }
 
 // VoicedFrames returns how many of env's frames the classification found
-// periodic (VoiceScore averaged over the classified frames within 20 ms
-// at least voicedMin).
+// speech (VoiceScore at least voicedMin).
 func VoicedFrames(env *Envelope) int {
-	n, c := len(env.Voice), 0
-	for i, v := range env.Voice {
-		if v == VoiceFloor || v == VoiceLoud {
-			continue
-		}
-		s, k := 0.0, 0
-		for j := max(i-voicedAvg, 0); j <= min(i+voicedAvg, n-1); j++ {
-			if w := env.Voice[j]; w != VoiceFloor && w != VoiceLoud {
-				s += VoiceScore(w)
-				k++
-			}
-		}
-		if s >= voicedMin*float64(k) {
+	c := 0
+	for _, v := range env.Voice {
+		if v != VoiceFloor && v != VoiceLoud && VoiceScore(v) >= voicedMin {
 			c++
 		}
 	}
@@ -415,7 +536,7 @@ func hasRun(b []bool, k int) bool {
 }
 
 // nonSpeech is NonSpeech without the checks of the whole input; it also
-// returns how many frames were found periodic.
+// returns how many frames were classified as speech.
 func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, int) {
 	n := len(env.Voice)
 	floor := localFloor(lv)
@@ -427,18 +548,13 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, 
 		case v == VoiceLoud:
 			seed[i] = true
 		case classified(v):
-			// The periodicity averaged over the classified frames
-			// within 20 ms.
-			s, c := 0.0, 0
-			for j := max(i-voicedAvg, 0); j <= min(i+voicedAvg, n-1); j++ {
-				if w := env.Voice[j]; classified(w) {
-					s += VoiceScore(w)
-					c++
-				}
-			}
-			seed[i] = s >= voicedMin*float64(c)
+			seed[i] = VoiceScore(v) >= voicedMin
 			if seed[i] {
 				voiced++
+			}
+			// Level first: a classified frame as loud as speech is speech.
+			if float64(lv[i]) > float64(floor[i])+voiceLoudBandDb && float64(lv[i]) >= speechDb-bgMaxDb {
+				seed[i] = true
 			}
 		}
 	}
@@ -530,7 +646,7 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, 
 		}
 	}
 	// Level first: a run of at least loudRunFrames (80 ms) within
-	// bgMaxDb of the speech level is sound, whatever its periodicity (a
+	// bgMaxDb of the speech level is sound, whatever the classifier says (a
 	// steady tone or music, a loud noise the speaker makes); shorter
 	// ones are crackles and clicks of the background.
 	for i := 0; i < n; {

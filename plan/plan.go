@@ -25,10 +25,11 @@
 //     over the threshold, a fainter voice), the analysis's voice
 //     classification (dsp.NonSpeech on Envelope.Voice) puts frames in the
 //     background: they count as silence. Level stays the first signal: a
-//     frame well over its local floor, or periodic at a voice's pitch
-//     within Params.FaintVoiceDb of the speech level, is speech, and so
-//     is what follows it by 200 ms (precedes it by 150 ms) while the level
-//     stays over the floor. A cut most of whose frames are over the close
+//     frame well over its local floor over a quiet bed, or as loud as
+//     speech, or classified as speech (the Silero network's probability
+//     0.5 or more) within Params.FaintVoiceDb of the speech level, is
+//     speech, and so is what follows it by 200 ms (precedes it by 150 ms)
+//     while the level stays over the floor. A cut most of whose frames are over the close
 //     level has reason "noise". A file where neither level nor voice finds
 //     a pause has no cut (the analysis warns when none of 0.5 s is found:
 //     a tone, steady music, a noise bed).

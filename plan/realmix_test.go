@@ -114,24 +114,33 @@ func mixTable(rows []mixRow) string {
 }
 
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
-// together, measured when the voice classification went in (issue 14),
-// less 2 points: a regression floor, for where the issue's bars are not
-// reached yet.
+// together, measured with the edges placed by the bed and the Silero
+// classification (issue 14, round 2), less 2 points: a regression floor,
+// for where the issue's bars are not reached yet (where they are, the bar
+// is the assertion).
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 77, 15: 88, 20: 90, 25: 92, 35: 95},
-	corpus.BedPink:      {10: 92, 15: 94, 20: 95, 25: 96, 35: 96},
-	corpus.BedHum:       {10: 90, 15: 94, 20: 96, 25: 96, 35: 96},
-	corpus.BedMusic:     {10: 8, 15: 51, 20: 84, 25: 92, 35: 96},
-	corpus.BedStatic:    {10: 88, 15: 92, 20: 93, 25: 94, 35: 95},
-	corpus.BedCrosstalk: {15: 24, 20: 82, 25: 88},
+	corpus.BedVinyl:     {10: 78, 15: 91, 20: 93, 25: 94, 35: 96},
+	corpus.BedPink:      {10: 94, 15: 95, 20: 96, 25: 96, 35: 96},
+	corpus.BedHum:       {10: 93, 15: 95, 20: 96, 25: 97, 35: 96},
+	corpus.BedMusic:     {10: 61, 15: 87, 20: 88, 25: 93, 35: 96},
+	corpus.BedStatic:    {10: 87, 15: 93, 20: 93, 25: 94, 35: 95},
+	corpus.BedCrosstalk: {15: 38, 20: 90, 25: 92},
 }
 
 // Clipping: the issue's bar is 30 ms per case; mixMaxClipMs is what the
-// cases reach: the picovoice clip at 20 dB, whose last word ends in a weak
-// 80 ms stretch and a 60 ms burst, 0.2 and 0.5 s after the rest of it,
-// that the voice classification puts in the background (neither periodic
-// nor loud enough).
-const mixMaxClipMs = 80
+// cases reach: the picovoice clip at 20-25 dB, whose last word ends in a
+// weak 200 ms stretch and a 60 ms burst, 0.1 and 0.5 s after the rest of
+// it, more than 15 dB under the speech level (the podcast preset's
+// faint-voice rule takes them for another voice) or not recognised as
+// speech by the network. mixMaxClipCases cases may clip more than 30 ms
+// (all of them picovoice's), and mixMaxP95Cases may have a boundary P95
+// over 40 ms (measured 5 and 47, were 7 and 66 before the edges were
+// placed by the bed).
+const (
+	mixMaxClipMs    = 100
+	mixMaxClipCases = 5
+	mixMaxP95Cases  = 48
+)
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
 // with real and generated beds, internal/corpus) with the podcast preset
@@ -159,6 +168,7 @@ func TestRealMix(t *testing.T) {
 	}
 	rem, cut := map[key]float64{}, map[key]float64{}
 	var short []string
+	clipCases, p95Cases := 0, 0
 	for _, r := range rows {
 		k := key{r.c.Bed, r.c.SNRDb}
 		rem[k] += r.s.RemovableSec
@@ -168,9 +178,19 @@ func TestRealMix(t *testing.T) {
 		} else if r.s.ClippedMs > 30 {
 			short = append(short, fmt.Sprintf("%s: clipped %.0f ms (bar 30)", r.c.Name, r.s.ClippedMs))
 		}
-		if r.s.BoundaryP95 > 40 {
-			short = append(short, fmt.Sprintf("%s: boundary P95 %.0f ms (bar 40)", r.c.Name, r.s.BoundaryP95))
+		if r.s.ClippedMs > 30 {
+			clipCases++
 		}
+		if r.s.BoundaryP95 > 40+1e-6 {
+			short = append(short, fmt.Sprintf("%s: boundary P95 %.0f ms (bar 40)", r.c.Name, r.s.BoundaryP95))
+			p95Cases++
+		}
+	}
+	if clipCases > mixMaxClipCases {
+		t.Errorf("%d cases clip more than 30 ms of speech (regression floor %d)", clipCases, mixMaxClipCases)
+	}
+	if p95Cases > mixMaxP95Cases {
+		t.Errorf("%d cases have a boundary P95 over 40 ms (regression floor %d)", p95Cases, mixMaxP95Cases)
 	}
 	for k, rs := range rem {
 		pct := 100 * cut[k] / max(rs, 1e-9)

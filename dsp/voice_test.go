@@ -1,0 +1,160 @@
+package dsp
+
+import (
+	"context"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// readWAVMono decodes a mono WAV of testdata/recordings with the package's
+// reader.
+func readWAVMono(t *testing.T, name string) ([]float32, int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", "recordings", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := NewWAVReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Format().Channels != 1 {
+		t.Fatalf("%s: %d channels", name, r.Format().Channels)
+	}
+	var out []float32
+	buf := make([]float32, 4096)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF {
+			return out, r.Format().SampleRate
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestResampleKernel: every phase of the 16 kHz resampling kernel has unit
+// gain; a 1 kHz tone keeps its level and a tone over 8 kHz (which would
+// alias) is at least 30 dB down, from 44.1 and 48 kHz.
+func TestResampleKernel(t *testing.T) {
+	for _, rate := range []int{44100, 48000} {
+		v := newVoiceDetector(rate, 1)
+		for ph := 0; ph <= voiceResamplePh; ph++ {
+			s := 0.0
+			for _, w := range v.kern[ph*v.taps : (ph+1)*v.taps] {
+				s += float64(w)
+			}
+			if math.Abs(s-1) > 1e-5 {
+				t.Fatalf("%d Hz: phase %d has gain %v", rate, ph, s)
+			}
+		}
+		for _, tc := range []struct{ hz, minDb, maxDb float64 }{{1000, -0.5, 0.5}, {10000, -200, -30}, {14000, -200, -30}} {
+			sec := 0.5
+			x := make([]float32, int(sec*float64(rate)))
+			for i := range x {
+				x[i] = float32(math.Sin(2 * math.Pi * tc.hz * float64(i) / float64(rate)))
+			}
+			v := newVoiceDetector(rate, 1)
+			v.write(x)
+			ms, n := 0.0, 0
+			for j := int64(2000); j < 6000; j++ {
+				y := float64(v.resampled(j))
+				ms += y * y
+				n++
+			}
+			db := 10 * math.Log10(ms/float64(n)/0.5)
+			if db < tc.minDb || db > tc.maxDb {
+				t.Errorf("%d Hz input, %g Hz tone: %.1f dB after resampling, want %g..%g", rate, tc.hz, db, tc.minDb, tc.maxDb)
+			}
+		}
+	}
+}
+
+// TestVoiceClassifier: real speech (a 16 kHz recording) over pink-like
+// noise 12 dB under it is classified frame by frame, and the network tells
+// them apart: most frames where the speech is loud get a probability of
+// 0.5 or more, most frames of noise alone under 0.5. The same speech with
+// quiet pauses (noise 45 dB under it) is left to level: nothing is
+// classified after the first second.
+func TestVoiceClassifier(t *testing.T) {
+	clean, rate := readWAVMono(t, "fr_picovoice_leopard_test_fr.wav")
+	// Clean 10 ms levels: loud speech within 20 dB of the loudest frame;
+	// pause under the clean floor (10th percentile) + 3 dB.
+	fl := rate / 100
+	nf := len(clean) / fl
+	lvl := make([]float64, nf)
+	top := -200.0
+	for f := range lvl {
+		s := 0.0
+		for _, x := range clean[f*fl : (f+1)*fl] {
+			s += float64(x) * float64(x)
+		}
+		lvl[f] = 10 * math.Log10(s/float64(fl)+1e-12)
+		top = max(top, lvl[f])
+	}
+	sorted := append([]float64(nil), lvl...)
+	slices.Sort(sorted)
+	floor := sorted[len(sorted)/10]
+	for _, tc := range []struct {
+		name     string
+		bedDb    float64 // bed RMS relative to the speech's loud frames
+		classify bool
+	}{{"noisy bed", -12, true}, {"quiet bed", -45, false}} {
+		r := rand.New(rand.NewPCG(1, 2))
+		mix := make([]float32, len(clean))
+		g := math.Pow(10, (top+tc.bedDb)/20)
+		var b0, b1 float64
+		for i, x := range clean {
+			w := r.NormFloat64()
+			b0 = 0.99*b0 + w*0.1 // a red-tinted noise
+			b1 = 0.5*b1 + w*0.5
+			mix[i] = x + float32(g*(b0+b1))
+		}
+		a, err := Analyze(context.Background(), &sliceSource{Format{SampleRate: rate, Channels: 1}, mix}, Info{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sp, spYes, pz, pzNo, classified int
+		for f, v := range a.Envelope.Voice[:nf] {
+			if v == VoiceFloor || v == VoiceLoud {
+				continue
+			}
+			classified++
+			switch {
+			case lvl[f] > top-20:
+				sp++
+				if VoiceScore(v) >= 0.5 {
+					spYes++
+				}
+			case lvl[f] < floor+3:
+				pz++
+				if VoiceScore(v) < 0.5 {
+					pzNo++
+				}
+			}
+		}
+		t.Logf("%s: %d of %d frames classified; loud speech %d/%d over 0.5, pause %d/%d under", tc.name, classified, nf, spYes, sp, pzNo, pz)
+		if !tc.classify {
+			// Only the first second, before the loud-bed test has
+			// enough levels, may be classified.
+			if classified > voiceStatsMin {
+				t.Errorf("%s: %d frames classified, want level to decide after the first %d", tc.name, classified, voiceStatsMin)
+			}
+			continue
+		}
+		if sp < 50 || pz < 10 {
+			t.Fatalf("%s: only %d loud speech and %d pause frames classified", tc.name, sp, pz)
+		}
+		if 10*spYes < 8*sp || 10*pzNo < 8*pz {
+			t.Errorf("%s: loud speech %d/%d over 0.5, pause %d/%d under: want 80 %% each", tc.name, spYes, sp, pzNo, pz)
+		}
+	}
+}
