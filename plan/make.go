@@ -784,7 +784,9 @@ func (m *maker) beds(is []island) ([]float64, []bool) {
 // before it) to a burst tu.edgeBurstDb over the bed (a final stop's
 // release after its closure). It stays clear of the next raw island and
 // of the audible bound. An edge may so move in (over bed the level found
-// loud enough) or out (over a release the smoothed level hid).
+// loud enough) or out (over a release the smoothed level hid); where it
+// moves in, the raw island shrinks with it, so that minSilence measures
+// the pause between the new edges.
 func (m *maker) refine(is []island) []island {
 	if len(is) == 0 {
 		return is
@@ -824,6 +826,9 @@ func (m *maker) refine(is []island) []island {
 		if x.e <= x.s {
 			x.s, x.e = x.rs, x.re
 		}
+		// Where the edges moved in, the pause between them is wider than
+		// the raw island said: pauses are measured between the narrower.
+		x.rs, x.re = max(x.rs, x.s), min(x.re, x.e)
 		if n := len(out); n > 0 && x.s <= out[n-1].e {
 			out[n-1].e = max(out[n-1].e, x.e)
 			out[n-1].re, out[n-1].he = x.re, x.he

@@ -53,9 +53,11 @@
 // (or soft onset) while 20 ms stay 5 dB over the bed and the frame itself
 // over it, and bridges up to 90 ms after the speech (20 ms before it) to a
 // frame 7 dB over the bed (a final stop's release after its closure), at
-// most 250 ms (150 ms) in all, never into the next island. So an edge moves in where the island held
-// bed that stands out of the floor but not of the bed (a noisy or
-// crackling pause), and out over a release the smoothing hid. Measured on
+// most 250 ms (150 ms) in all, never into the next island. So an edge
+// moves in where the island held bed that stands out of the floor but not
+// of the bed (a noisy or crackling pause, music after the last word), and
+// out over a release the smoothing hid; where it moves in, minSilence
+// measures the pause from the new edge. Measured on
 // the synthetic corpus and the real-speech mixes (internal/corpus): 7 dB
 // for a burst is the truth's own rule; 5 dB for a decay (rather than 7)
 // keeps the brown-noise cases, whose 10 ms frames scatter by ±5 dB, under
@@ -64,9 +66,10 @@
 // Three extents of an island matter: the detection run (the hysteresis
 // run on the smoothed level, before any protection), on which minSpeech is
 // judged; the raw island, from its first to its last frame whose own
-// (unsmoothed) level reaches the open level, between which pauses are
-// measured for minSilence (the widest sensible reading of a pause); and the
-// protected island, where the cuts end.
+// (unsmoothed) level reaches the open level (with the automatic threshold,
+// narrowed to the edges placed by the bed where those lie inside it),
+// between which pauses are measured for minSilence (the widest sensible
+// reading of a pause); and the protected island, where the cuts end.
 //
 // # Rules, in order
 //

@@ -122,9 +122,9 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedVinyl:     {10: 78, 15: 91, 20: 93, 25: 94, 35: 96},
 	corpus.BedPink:      {10: 94, 15: 95, 20: 96, 25: 96, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 95, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 61, 15: 87, 20: 88, 25: 93, 35: 96},
-	corpus.BedStatic:    {10: 87, 15: 93, 20: 93, 25: 94, 35: 95},
-	corpus.BedCrosstalk: {15: 38, 20: 90, 25: 92},
+	corpus.BedMusic:     {10: 67, 15: 90, 20: 90, 25: 93, 35: 96},
+	corpus.BedStatic:    {10: 87, 15: 93, 20: 93, 25: 94, 35: 96},
+	corpus.BedCrosstalk: {15: 43, 20: 92, 25: 93},
 }
 
 // Clipping: the bar is 30 ms per case; mixMaxClipMs is what the
