@@ -22,11 +22,12 @@
 // as periodic as speech (69-80 % of the music-bed frames that level
 // cannot decide scored as voiced, 49-92 % of the speech frames over
 // music). The network scores 89-99 % of those speech frames as speech and
-// 2-20 % of the music-bed frames; in the planner, music beds went from 12.5 / 63.0 /
-// 92.4 % of the removable pause time cut (10 / 15 / 20 dB) with
-// periodicity to 63.3 / 89.2 / 90.1 %, crosstalk at 15 dB from 31 to
-// 40 %, and the vinyl and static cases at 10 dB no longer clip words
-// (50 ms before). It costs more: about 215x realtime for the network
+// 2-20 % of the music-bed frames; in the same planner (before its raw
+// islands narrowed with the edges placed by the bed), music beds went
+// from 12.5 / 63.0 / 92.4 % of the removable pause time cut (10 / 15 / 20
+// dB) with periodicity to 63.3 / 89.2 / 90.1 %, crosstalk at 15 dB from 31
+// to 40 %, and the vinyl and static cases at 10 dB no longer clip words
+// (50 ms before); with the narrowing, 69.7 / 92.2 / 92.6 % and 45 %. It costs more: about 215x realtime for the network
 // alone on one core, so a noisy bed analyses at some 120-160x realtime
 // (periodicity: about 1000x); a file whose pauses are quiet does not run
 // it and stays over 1000x.
