@@ -14,20 +14,22 @@ import (
 // The binary form of an Analysis (MarshalBinary, WriteTo), so that a
 // stored analysis can be planned again without decoding the input:
 //
-//	"ACAN" version(u32=2) jsonLen(u32) json(scalars, Info, warnings)
+//	"ACAN" version(u32=3) jsonLen(u32) json(scalars, Info, warnings)
 //	frameSec(f64) n(u64) rms[n](f32) peak[n](f32)
 //	blockSec(f64) m(u64) blocks[m](f64)
-//	v(u64) voice[v](u8)          (version 2; v is 0 or n)
+//	v(u64) voice[v](u8)          (versions 2 and 3; v is 0 or n)
 //
-// Version 1 (no voice classification) is still read; a plan made from it
-// decides pauses by level alone.
+// Versions 1 and 2 are still read without their voice classification
+// (version 1 had none; version 2 held periodicity, not the network's
+// speech probability that Voice holds now): a plan made from them decides
+// pauses by level alone.
 //
 // little-endian throughout; -Inf levels are written as -MaxFloat64 in the
 // JSON part. An hour of input is about 3 MB.
 const analysisMagic = "ACAN"
 
 // codecVersion is the version WriteTo writes; ReadFrom reads 1 to it.
-const codecVersion = 2
+const codecVersion = 3
 
 // ErrCorruptAnalysis reports bytes that are not an analysis written by
 // MarshalBinary or WriteTo.
@@ -211,6 +213,9 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 			if _, err := io.ReadFull(br, out.Envelope.Voice); err != nil {
 				return fail("voice", err)
 			}
+		}
+		if version < 3 {
+			out.Envelope.Voice = nil // another classifier's values
 		}
 	}
 	*a = out

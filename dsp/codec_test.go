@@ -114,7 +114,7 @@ func TestAnalysisCodecCorrupt(t *testing.T) {
 		"header":    full[:20],
 		"huge":      huge,
 		"no voice":  full[:len(full)-500],
-		"version 3": append([]byte("ACAN\x03\x00\x00\x00"), full[8:]...),
+		"version 4": append([]byte("ACAN\x04\x00\x00\x00"), full[8:]...),
 	} {
 		var a Analysis
 		if err := a.UnmarshalBinary(b); !errors.Is(err, ErrCorruptAnalysis) {
@@ -154,4 +154,22 @@ func FuzzAnalysisUnmarshal(f *testing.F) {
 			t.Fatalf("re-encoded analysis does not decode: %v", err)
 		}
 	})
+}
+
+// TestAnalysisCodecDropsOldVoice: a version 2 analysis held periodicity
+// values, which the planner must not read as speech probabilities.
+func TestAnalysisCodecDropsOldVoice(t *testing.T) {
+	a := sampleAnalysis(50)
+	b, err := a.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[4] = 2
+	var got Analysis
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if got.Envelope.Voice != nil || len(got.Envelope.RMSDb) != 50 || len(got.Warnings) != 1 {
+		t.Errorf("version 2: voice %d frames, rms %d, warnings %v", len(got.Envelope.Voice), len(got.Envelope.RMSDb), got.Warnings)
+	}
 }
