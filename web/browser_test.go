@@ -676,7 +676,7 @@ func TestBrowserPageDefects(t *testing.T) {
 		s.eval(`(document.getElementById("thresholdDb").dispatchEvent(new Event("input")), true)`, nil)
 	}
 	setThreshold("-10")
-	s.wait("the preview refused", `state.previewBad && document.getElementById("tune-msg").textContent !== ""`, 10*time.Second)
+	s.wait("the preview refused", `!state.previewPending && state.previewBad && document.getElementById("tune-msg").textContent !== ""`, 10*time.Second)
 	var bad struct {
 		Final   string
 		Apply   bool
@@ -690,7 +690,28 @@ func TestBrowserPageDefects(t *testing.T) {
 	}
 	s.shot("preview-nothing-kept.png")
 	setThreshold(base)
-	s.wait("the preview back", `!state.previewBad && document.getElementById("tune-msg").textContent === ""`, 10*time.Second)
+	s.wait("the preview back", `!state.previewPending && !state.previewBad && document.getElementById("tune-msg").textContent === ""`, 10*time.Second)
+	// Overlapping previews: the answer to an older request, arriving after
+	// the newer one's, is dropped (it would redraw a stale plan over the
+	// newer one and the edits made on it).
+	s.eval(`(() => { const f = window.fetch; let n = 0;
+		window.fetch = (u, o) => { const p = f(u, o);
+			return String(u).includes("/preview") && n++ === 0 ? p.then((r) => new Promise((ok) => setTimeout(() => ok(r), 1500))) : p; };
+		window.restoreFetch = () => { window.fetch = f; }; return true; })()`, nil)
+	setThreshold("-10")
+	time.Sleep(300 * time.Millisecond)
+	setThreshold(base)
+	s.wait("the newer preview", `!state.previewPending && !state.previewBad`, 10*time.Second)
+	time.Sleep(2 * time.Second) // the older answer (nothing to keep) arrives
+	var late struct {
+		Bad  bool
+		Tune string
+	}
+	s.eval(`({bad: state.previewBad, tune: document.getElementById("tune-msg").textContent})`, &late)
+	if late.Bad || late.Tune != "" {
+		t.Errorf("an overtaken preview answer was drawn: previewBad %v, message %q", late.Bad, late.Tune)
+	}
+	s.eval(`(window.restoreFetch(), true)`, nil)
 	// An edit, applied: no red message anywhere afterwards.
 	var regions []region
 	s.eval(`state.regions`, &regions)

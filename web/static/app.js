@@ -14,7 +14,7 @@ const AXIS_PX = 24; // height of the time axis under the waveform
 const FLOOR_DB = -80; // bottom of the waveform's level scale
 
 const state = {
-  job: null, token: 0, timer: null,
+  job: null, token: 0, timer: null, previewSeq: 0, previewPending: false,
   env: null, dur: 0,
   regions: [], // {start, end, reason, on}: detected cuts (on or kept), and the user's own
   detected: [], // the cuts of the current detection settings, as planned
@@ -275,7 +275,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.undo = []; state.sel = -1; state.drag = null; state.previewBad = false; state.rendered = null; state.base = null;
+  state.undo = []; state.sel = -1; state.drag = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null;
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
   $("media-box").textContent = "";
@@ -503,15 +503,20 @@ function setSlider(p, v) {
 }
 
 let previewTimer = null;
+// Previews are numbered: only the answer to the latest one is drawn, so an
+// answer that arrives late (a slow request overtaken by a newer one) never
+// replaces the newer plan or the edits made on it.
 function preview() {
   clearTimeout(previewTimer);
-  const tok = state.token;
+  const tok = state.token, seq = ++state.previewSeq;
+  state.previewPending = true;
   previewTimer = setTimeout(async () => {
     const q = new URLSearchParams();
     for (const [p, v] of Object.entries(changedParams())) q.set(p, String(v));
     try {
       const r = await api("GET", `${JOBS}/${state.job.id}/preview?${q}`);
-      if (tok !== state.token) return;
+      if (tok !== state.token || seq !== state.previewSeq) return;
+      state.previewPending = false;
       snapshot();
       setDetected(r.plan);
       state.regions = state.detected.map((c) => Object.assign({}, c));
@@ -519,7 +524,8 @@ function preview() {
       say("tune-msg", "");
       changed();
     } catch (err) {
-      if (tok !== state.token) return;
+      if (tok !== state.token || seq !== state.previewSeq) return;
+      state.previewPending = false;
       state.previewBad = true;
       say("tune-msg", errorText(err), "bad");
       changed();
