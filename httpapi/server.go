@@ -264,8 +264,12 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			if code == 0 {
 				code = http.StatusOK
 			}
-			s.requests.WithLabelValues(rw.route, r.Method, strconv.Itoa(code)).Inc()
-			s.duration.WithLabelValues(rw.route, r.Method).Observe(d.Seconds())
+			// Labels come from closed sets (a route pattern or "unmatched",
+			// a known method or "other", a status the server wrote), so
+			// that requests cannot grow the series without bound.
+			method := methodLabel(r.Method)
+			s.requests.WithLabelValues(rw.route, method, strconv.Itoa(code)).Inc()
+			s.duration.WithLabelValues(rw.route, method).Observe(d.Seconds())
 			attrs := []any{"request_id", rid, "method", r.Method, "path", r.URL.Path, "route", rw.route,
 				"status", code, "bytes", rw.bytes, "duration_ms", float64(d.Microseconds()) / 1000, "remote", r.RemoteAddr}
 			if id := identity(r); id.Owner != "" {
@@ -284,6 +288,17 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rw, r)
 	})
+}
+
+// methodLabel is the metrics label of an HTTP method: the method itself
+// for the methods of RFC 9110 and PATCH, "other" for anything else.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // validRequestID admits client ids of up to 64 safe characters.
