@@ -22,6 +22,8 @@ const (
 	CodeMethodNotAllowed         ErrorCode = "method_not_allowed"
 	CodeProcessing               ErrorCode = "processing"
 	CodeFileTooLarge             ErrorCode = "file_too_large"
+	CodeBodyTooLarge             ErrorCode = "body_too_large"
+	CodeHeadersTooLarge          ErrorCode = "headers_too_large"
 	CodeUnsupportedFormat        ErrorCode = "unsupported_format"
 	CodeTooLong                  ErrorCode = "too_long"
 	CodeNothingToKeep            ErrorCode = "nothing_to_keep"
@@ -64,6 +66,10 @@ var codeTable = [...]struct {
 	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, InResponse},
 	{CodeProcessing, http.StatusConflict, InResponse},
 	{CodeFileTooLarge, http.StatusRequestEntityTooLarge, InResponse},
+	// A JSON request body (Form A, PATCH) over its limit.
+	{CodeBodyTooLarge, http.StatusRequestEntityTooLarge, InResponse},
+	// The request line and headers over the server's limit.
+	{CodeHeadersTooLarge, http.StatusRequestHeaderFieldsTooLarge, InResponse},
 	{CodeUnsupportedFormat, http.StatusUnsupportedMediaType, InResponse | InJob},
 	// An input over the duration limit is well-formed and not too big in
 	// bytes; its content cannot be processed, hence 422 (not 413).
@@ -145,6 +151,8 @@ var (
 	ErrMethodNotAllowed    = NewError(CodeMethodNotAllowed, "method not allowed")
 	ErrProcessing          = NewError(CodeProcessing, "job is being processed")
 	ErrFileTooLarge        = NewError(CodeFileTooLarge, "file too large")
+	ErrBodyTooLarge        = NewError(CodeBodyTooLarge, "request body too large")
+	ErrHeadersTooLarge     = NewError(CodeHeadersTooLarge, "request headers too large")
 	ErrBadRequest          = NewError(CodeBadRequest, "bad request")
 	ErrURLRefused          = NewError(CodeURLRefused, "url refused")
 	ErrURLUnreachable      = NewError(CodeURLUnreachable, "could not download the url")

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +40,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	)
 	if mt == "application/json" {
 		var b apiv1.CreateFromURL
-		if err := decodeJSON(io.LimitReader(r.Body, maxJSONBody), &b, "body"); err != nil {
+		if err := decodeBody(r, maxJSONBody, &b); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -72,7 +71,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		}
 		var o apiv1.Options
 		if x := r.Header.Get("X-Options"); strings.TrimSpace(x) != "" {
-			if err := decodeJSON(strings.NewReader(x), &o, "X-Options"); err != nil {
+			if err := decodeJSON(strings.NewReader(x), maxJSONBody, &o, "X-Options"); err != nil {
 				writeError(w, err)
 				return
 			}
@@ -94,33 +93,6 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	}
 	w.Header().Set("Location", s.baseURL(r)+"/api/v1/jobs/"+j.ID)
 	writeJSON(w, http.StatusAccepted, s.view(r, j))
-}
-
-// decodeJSON decodes one JSON object strictly (unknown fields refused) and
-// names the offending field in its apiv1.ErrBadRequest.
-func decodeJSON(r io.Reader, v any, what string) error {
-	d := json.NewDecoder(r)
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &te):
-			return fmt.Errorf("%w: %s: field %s must be %s, not %s", apiv1.ErrBadRequest, what, te.Field, te.Type, te.Value)
-		case errors.As(err, &se):
-			return fmt.Errorf("%w: %s: invalid JSON at offset %d: %v", apiv1.ErrBadRequest, what, se.Offset, err)
-		case errors.Is(err, io.EOF):
-			return fmt.Errorf("%w: %s: empty, expected a JSON object", apiv1.ErrBadRequest, what)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fmt.Errorf("%w: %s: unknown field %s", apiv1.ErrBadRequest, what, strings.TrimPrefix(err.Error(), "json: unknown field "))
-		default:
-			return fmt.Errorf("%w: %s: %v", apiv1.ErrBadRequest, what, err)
-		}
-	}
-	if d.More() {
-		return fmt.Errorf("%w: %s: trailing data after the JSON object", apiv1.ErrBadRequest, what)
-	}
-	return nil
 }
 
 // sanitizeName reduces a client file name to a safe base name: percent
@@ -192,7 +164,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 
 func (s *server) patch(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	var p apiv1.Patch
-	if err := decodeJSON(io.LimitReader(r.Body, maxPatchBody), &p, "body"); err != nil {
+	if err := decodeBody(r, maxPatchBody, &p); err != nil {
 		writeError(w, err)
 		return
 	}

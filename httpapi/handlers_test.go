@@ -54,7 +54,12 @@ func newTestEnv(t testing.TB, mutate func(*Config)) *testEnv {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	srv := httptest.NewServer(New(cfg))
+	// The server as autocut serve runs it: net/http's own protocol errors
+	// made JSON by JSONErrorListener, headers limited to 64 KiB.
+	srv := httptest.NewUnstartedServer(New(cfg))
+	srv.Listener = JSONErrorListener(srv.Listener)
+	srv.Config.MaxHeaderBytes = 64 << 10
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return &testEnv{srv: srv, fake: fake, logs: logs}
 }
@@ -151,6 +156,8 @@ func TestErrorStatuses(t *testing.T) {
 		{"409 timeline before plan", map[string]error{"TimelineSource": apiv1.ErrProcessing}, "GET", "/api/v1/jobs/" + id + "/timelines/csv", proKey, "", nil, 409, "processing"},
 		{"413 declared length", nil, "POST", "/api/v1/jobs", proKey, strings.Repeat("x", 1001), nil, 413, "file_too_large"},
 		{"413 from service", map[string]error{"Create": apiv1.ErrFileTooLarge}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 413, "file_too_large"},
+		{"413 JSON body over the cap", nil, "POST", "/api/v1/jobs", proKey, `{"url":"http://example.com/a.wav","preset":"` + strings.Repeat("x", maxJSONBody) + `"}`, map[string]string{"Content-Type": "application/json"}, 413, "body_too_large"},
+		{"431 headers over the cap", nil, "GET", "/api/v1/jobs", proKey, "", map[string]string{"X-Padding": strings.Repeat("x", 80<<10)}, 431, "headers_too_large"},
 		{"415 sniffed", nil, "POST", "/api/v1/jobs", proKey, "NOTMEDIA at all", map[string]string{"X-Filename": "x.wav"}, 415, "unsupported_format"},
 		{"422 nothing to keep", map[string]error{"Update": fmt.Errorf("%w: all silence", plan.ErrNothingToKeep)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 422, "nothing_to_keep"},
 		{"422 too long", map[string]error{"Create": fmt.Errorf("%w: 4h", dsp.ErrTooLong)}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 422, "too_long"},
@@ -188,7 +195,7 @@ func TestErrorStatuses(t *testing.T) {
 			if resp.StatusCode == 500 && strings.Contains(got.Error, "secret") {
 				t.Errorf("internal error text leaked: %q", got.Error)
 			}
-			if resp.Header.Get("X-Request-Id") == "" {
+			if resp.Header.Get("X-Request-Id") == "" && resp.StatusCode != 431 { // net/http answers 431 before any handler
 				t.Error("no X-Request-Id")
 			}
 		})
@@ -230,6 +237,11 @@ func TestOptionsErrors(t *testing.T) {
 		{"format", `{"export":{"format":"ogg"}}`, "invalid_parameter", "export.format"},
 		{"normalize", `{"export":{"normalize":"ebu"}}`, "invalid_parameter", "export.normalize"},
 		{"trailing", `{"preset":"podcast"} {}`, "bad_request", "trailing"},
+		{"number for a string", `{"preset":5}`, "bad_request", "field preset must be a string, not a number"},
+		{"string for a number", `{"params":{"minSpeechMs":"5"}}`, "bad_request", "field params.minSpeechMs must be a number, not a string"},
+		{"list for an object", `{"export":[1]}`, "bad_request", "field export must be an object, not a list"},
+		{"not an object", `[1]`, "bad_request", "must be a JSON object, not a list"},
+		{"cut short", `{"preset":"podcast"`, "bad_request", "ends too early"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -242,6 +254,9 @@ func TestOptionsErrors(t *testing.T) {
 			if e.fake.created != before {
 				t.Error("service called despite bad options")
 			}
+			if leak := goTypeName.FindString(got.Error); leak != "" {
+				t.Errorf("message shows the Go name %q: %s", leak, got.Error)
+			}
 			// The same options in Form A.
 			if strings.HasPrefix(tc.opts, `{"`) && tc.name != "trailing" {
 				body := `{"url":"http://example.invalid/a.wav",` + strings.TrimPrefix(tc.opts, "{")
@@ -249,6 +264,9 @@ func TestOptionsErrors(t *testing.T) {
 				got = decodeErr(t, b)
 				if resp.StatusCode != 400 || !strings.Contains(got.Error, strings.TrimPrefix(tc.wantInMsg, "X-Options")) {
 					t.Fatalf("Form A: got %d %q", resp.StatusCode, got.Error)
+				}
+				if leak := goTypeName.FindString(got.Error); leak != "" {
+					t.Errorf("Form A: message shows the Go name %q: %s", leak, got.Error)
 				}
 			}
 		})
