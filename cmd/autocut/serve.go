@@ -143,7 +143,8 @@ func runServe(ctx context.Context, e env) error {
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "role", role, "data", f.data, "workers", workers, "allow_private_urls", f.allowPrivate)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// JSONErrorListener: net/http's own 431/400 answers become JSON too.
+	go func() { errc <- srv.Serve(httpapi.JSONErrorListener(ln)) }()
 	select {
 	case err := <-errc:
 		_ = stopMgr()
