@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -205,6 +206,13 @@ func (d AutoDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stre
 		} else if src, ok = rec.replay(); !ok {
 			return nil, err
 		}
+		// A header the native reader refused and ffmpeg cannot decode
+		// either is an unsupported format, however ffmpeg fails.
+		s, ferr := d.FFmpeg.Decode(ctx, src, name)
+		if ferr != nil {
+			return nil, fallbackErr(ctx, ferr, err)
+		}
+		return &fallbackStream{Stream: s, ctx: ctx, native: err}, nil
 	case kind == "mp3" && !d.FFmpeg.Available():
 		return NativeDecoder{}.Decode(ctx, src, name)
 	case kind == "":
@@ -212,6 +220,32 @@ func (d AutoDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stre
 			ErrUnsupportedFormat, name, head[:min(len(head), 12)])
 	}
 	return d.FFmpeg.Decode(ctx, src, name)
+}
+
+// fallbackErr is the error of ffmpeg decoding a WAV the native reader
+// refused (native says why): ErrUnsupportedFormat unless the run was
+// cancelled or ffmpeg is missing.
+func fallbackErr(ctx context.Context, ffErr, native error) error {
+	if ctx.Err() != nil || errors.Is(ffErr, ErrUnsupportedFormat) || errors.Is(ffErr, ErrFFmpegMissing) || errors.Is(ffErr, ctx.Err()) {
+		return ffErr
+	}
+	return fmt.Errorf("%w (ffmpeg: %v)", native, ffErr)
+}
+
+// fallbackStream is ffmpeg's Stream of a WAV the native reader refused:
+// its read errors are an unsupported format too (fallbackErr).
+type fallbackStream struct {
+	Stream
+	ctx    context.Context
+	native error
+}
+
+func (s *fallbackStream) Read(p []float32) (int, error) {
+	n, err := s.Stream.Read(p)
+	if err != nil && err != io.EOF {
+		err = fallbackErr(s.ctx, err, s.native)
+	}
+	return n, err
 }
 
 // recorder keeps the first max bytes read through it, so that a decoder

@@ -178,6 +178,11 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 		return Info{}, fmt.Errorf("%w: %s (%s) has no audio stream", ErrUnsupportedFormat, info.Name, info.Format)
 	}
 	a := pr.Streams[audio]
+	if a.CodecName == "" || a.CodecName == "none" {
+		// ffprobe describes a stream it has no decoder for (a WAV with
+		// format tag 0 or 0 bits per sample): ffmpeg would fail on it.
+		return Info{}, fmt.Errorf("%w: %s: audio stream in a codec ffmpeg cannot decode (tag %s)", ErrUnsupportedFormat, info.Name, a.CodecTag)
+	}
 	info.Codec = a.CodecName
 	info.SampleRate, _ = strconv.Atoi(a.SampleRate)
 	info.Channels = a.Channels

@@ -35,6 +35,7 @@ func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptio
 	if dec == nil {
 		dec = AutoDecoder{}
 	}
+	size := inputSize(r)
 	var counted *countingReader
 	if sz, ok := r.(interface{ Size() int64 }); ok && sz.Size() > 0 && o.Progress != nil {
 		counted = &countingReader{r: r, size: sz.Size()}
@@ -48,7 +49,10 @@ func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptio
 	info := s.Info()
 	var src Source = s
 	if max := o.MaxDuration.Seconds(); max > 0 {
-		if info.Duration > max {
+		// A header claiming more samples than the input has bytes (a
+		// truncated WAV, or a lying data chunk size) is not trusted: the
+		// decoder reads what there is, and limitSource counts it.
+		if info.Duration > max && !claimsMoreThan(info, size) {
 			return nil, fmt.Errorf("%w: %s lasts %.0f s, over the %.0f s limit", ErrTooLong, name, info.Duration, max)
 		}
 		src = &limitSource{Source: src, max: int64(max * float64(s.Format().SampleRate)), limit: o.MaxDuration}
@@ -79,6 +83,30 @@ func AnalyzeWith(ctx context.Context, dec Decoder, path string, progress Progres
 	}
 	defer f.Close()
 	return AnalyzeReader(ctx, f, filepath.Base(path), AnalyzeOptions{Decoder: dec, Progress: progress})
+}
+
+// inputSize is the size of r in bytes when r tells it (a Size method, or
+// a regular file), else -1.
+func inputSize(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Size() int64 }:
+		return v.Size()
+	case *os.File:
+		if st, err := v.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
+}
+
+// claimsMoreThan reports whether info's header counts more PCM frames than
+// size bytes can hold (size < 0: unknown, never).
+func claimsMoreThan(info Info, size int64) bool {
+	if size < 0 || info.Frames <= 0 || info.Channels <= 0 || info.BitsPerSample < 8 {
+		return false
+	}
+	perFrame := int64(info.Channels) * int64(info.BitsPerSample/8)
+	return info.Frames > size/perFrame
 }
 
 // countingReader counts the bytes read through it.

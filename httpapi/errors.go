@@ -19,10 +19,12 @@ func statusOf(err error) (int, apiv1.ErrorCode) {
 	return code.HTTPStatus(), code
 }
 
-// writeError answers err as JSON. Internal errors do not leak their text.
+// writeError answers err as JSON with the text jobs.ClientMessage writes
+// for clients (no server paths, tool output or internal text; 500s say
+// nothing more). The request log records err itself with the request id.
 func writeError(w http.ResponseWriter, err error) {
 	status, code := statusOf(err)
-	msg := err.Error()
+	msg := jobs.ClientMessage(err)
 	if status == http.StatusInternalServerError {
 		msg = "internal server error"
 	}

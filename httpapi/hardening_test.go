@@ -3,19 +3,25 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/transcribe"
 )
 
 // TestMetricsLabelsClosed sends requests with random method names and to
@@ -167,4 +173,164 @@ func FuzzDecodeJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// wavHeader builds a 16-bit-style WAV with the given fmt fields and
+// frames of noise; ext, when non-zero, makes the fmt chunk
+// WAVE_FORMAT_EXTENSIBLE with that subformat; fmtSize, when non-zero, is
+// the fmt chunk's declared size.
+func wavHeader(tag, channels uint16, rate uint32, bits uint16, ext uint16, fmtSize uint32, frames int) []byte {
+	le16 := func(b []byte, v uint16) []byte { return binary.LittleEndian.AppendUint16(b, v) }
+	le32 := func(b []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(b, v) }
+	align := uint16(max(int(channels)*int(bits)/8, 1))
+	var f []byte
+	f = le16(f, tag)
+	f = le16(f, channels)
+	f = le32(f, rate)
+	f = le32(f, rate*uint32(align))
+	f = le16(f, align)
+	f = le16(f, bits)
+	if ext != 0 {
+		f = le16(f, 22)
+		f = le16(f, bits)
+		f = le32(f, 0)
+		f = le16(f, ext)
+		f = append(f, 0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xaa, 0, 0x38, 0x9b, 0x71)
+	}
+	size := uint32(len(f))
+	if fmtSize != 0 {
+		size = fmtSize
+	}
+	data := make([]byte, frames*int(max(align, 2)))
+	rng := rand.New(rand.NewPCG(5, 16))
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	var b []byte
+	b = append(b, "WAVEfmt "...)
+	b = le32(b, size)
+	b = append(b, f...)
+	b = append(b, "data"...)
+	b = le32(b, uint32(len(data)))
+	b = append(b, data...)
+	return append(le32([]byte("RIFF"), uint32(len(b))), b...)
+}
+
+// leak matches what a client must not see in an error message: absolute
+// paths, heap addresses in ffmpeg's log prefixes, the tools' names and
+// exit statuses.
+var leak = regexp.MustCompile(`(^|[\s:'"(])/[a-zA-Z0-9_.-]+/|0x[0-9a-f]{6,}|ffmpeg|ffprobe|exit status|Invalid data`)
+
+// TestFailedJobMessagesForClients runs inputs that fail in decoding
+// through the real server with the real media engine: malformed WAV
+// headers (which the native reader refuses and ffmpeg then fails on) fail
+// with unsupported_format, never internal, and no job's error.message
+// holds a server path, ffmpeg's output or an address; the details are in
+// the server log under the job id.
+func TestFailedJobMessagesForClients(t *testing.T) {
+	lw := &syncLog{}
+	dataDir := ""
+	e := managerEnv(t, func(c *jobs.Config) {
+		c.Engine, c.MaxInputBytes = nil, 16<<20
+		c.Logger = slog.New(slog.NewTextHandler(lw, nil))
+		dataDir = c.DataDir
+	})
+	mkv := append([]byte{0x1a, 0x45, 0xdf, 0xa3}, bytes.Repeat([]byte("not a real matroska file "), 800)...)
+	tests := []struct {
+		name     string
+		body     []byte
+		wantCode apiv1.ErrorCode
+	}{
+		{"bits per sample 0", wavHeader(1, 1, 16000, 0, 0, 0, 16000), apiv1.CodeUnsupportedFormat},
+		{"format tag 0", wavHeader(0, 1, 16000, 16, 0, 0, 16000), apiv1.CodeUnsupportedFormat},
+		{"extensible, unknown subformat", wavHeader(0xFFFE, 1, 16000, 16, 0x1234, 0, 16000), apiv1.CodeUnsupportedFormat},
+		{"65535 channels", wavHeader(1, 65535, 16000, 16, 0, 0, 4), apiv1.CodeUnsupportedFormat},
+		{"sample rate 0", wavHeader(1, 1, 0, 16, 0, 0, 16000), apiv1.CodeUnsupportedFormat},
+		{"sample rate 4 GHz", wavHeader(1, 1, 4_000_000_000, 16, 0, 0, 16000), apiv1.CodeUnsupportedFormat},
+		{"fmt size lies", wavHeader(1, 1, 16000, 16, 0, 0xFFFFFFF0, 16000), apiv1.CodeUnsupportedFormat},
+		{"corrupt matroska", mkv, apiv1.CodeUnsupportedFormat},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, bytes.NewReader(tc.body),
+				map[string]string{"X-Filename": "in.wav", "X-Options": `{"autoExport":false}`})
+			if resp.StatusCode != 202 {
+				t.Fatalf("create: %d %s", resp.StatusCode, b)
+			}
+			var v apiv1.Job
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			v = e.poll(t, proKey, v.ID, isDone)
+			if v.Status != apiv1.StatusFailed || v.Error == nil {
+				t.Fatalf("status %s, error %+v", v.Status, v.Error)
+			}
+			if v.Error.Code != tc.wantCode {
+				t.Errorf("code %s (%q), want %s", v.Error.Code, v.Error.Message, tc.wantCode)
+			}
+			if l := leak.FindString(v.Error.Message); l != "" || strings.Contains(v.Error.Message, dataDir) {
+				t.Errorf("error.message shows %q: %s", l, v.Error.Message)
+			}
+			if !regexp.MustCompile(`msg="job failed" .*job=` + v.ID + ` .*err=`).MatchString(lw.String()) {
+				t.Errorf("no log of the failure's details under the job id:\n%s", lw.String())
+			}
+		})
+	}
+}
+
+// TestErrorBodiesForClients injects service errors of every kind that
+// carry internal text (a server path, ffmpeg's output with heap
+// addresses, a database address) and checks the HTTP answers' text,
+// while the request log keeps the details with the request id.
+func TestErrorBodiesForClients(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	internal := "ffmpeg failed decoding /var/lib/autocut/scratch/job_x-1/in.wav: exit status 1: [wav @ 0x55a89d7d9180] Invalid sample rate"
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"unsupported format", fmt.Errorf("%w: %s", dsp.ErrUnsupportedFormat, internal)},
+		{"transcription unavailable", fmt.Errorf("%w: %s", transcribe.ErrUnavailable, internal)},
+		{"render failed", fmt.Errorf("%w: %s", apiv1.ErrRenderFailed, internal)},
+		{"not ready", fmt.Errorf("%w: %s", apiv1.ErrNotReady, internal)},
+		{"untyped", errors.New(internal)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.fake.mu.Lock()
+			e.fake.errs = map[string]error{"Update": tc.err}
+			e.fake.mu.Unlock()
+			defer func() { e.fake.mu.Lock(); e.fake.errs = nil; e.fake.mu.Unlock() }()
+			resp, b := e.call(t, "PATCH", "/api/v1/jobs/"+id, proKey, strings.NewReader(`{"action":"export"}`), nil)
+			got := decodeErr(t, b)
+			if got.Code != jobs.ErrorCode(tc.err) || resp.StatusCode != got.Code.HTTPStatus() {
+				t.Errorf("%d %s, want the code of the error", resp.StatusCode, got.Code)
+			}
+			if l := leak.FindString(got.Error); l != "" {
+				t.Errorf("answer shows %q: %s", l, got.Error)
+			}
+			rid := resp.Header.Get("X-Request-Id")
+			if !strings.Contains(e.logs.String(), rid) || !strings.Contains(e.logs.String(), "0x55a89d7d9180") {
+				t.Errorf("request log lacks the request id %s or the details", rid)
+			}
+		})
+	}
+}
+
+// syncLog is a log buffer the server writes and the test reads.
+type syncLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -47,3 +47,67 @@ func ErrorCode(err error) apiv1.ErrorCode {
 	}
 	return apiv1.CodeInternal
 }
+
+// fixedMessage returns the message clients get for an error of code when
+// the code's errors come from processing the media or from the server
+// itself (decoders, ffmpeg, storage, the database, the transcription
+// engine): their text holds server paths, tool output and internal
+// detail, so none of it is shown. ok is false for the codes whose errors
+// are made from the request alone (a field, a value, a job id, a limit),
+// whose text is written for the client where the error is made.
+func fixedMessage(code apiv1.ErrorCode) (msg string, ok bool) {
+	switch code {
+	case apiv1.CodeUnsupportedFormat:
+		return "unsupported format: the content is not audio or video this server can decode, or it is damaged", true
+	case apiv1.CodeRenderFailed:
+		return "render failed: the cut file could not be encoded", true
+	case apiv1.CodeTranscriptionFailed:
+		return "transcription failed: the transcription engine could not transcribe this input", true
+	case apiv1.CodeTranscriptionUnavailable:
+		return "transcription unavailable: no transcription engine is available on this server", true
+	case apiv1.CodeNotReady:
+		return "not ready: the database, storage or workers are not ready", true
+	case apiv1.CodeInternal:
+		return "internal server error", true
+	}
+	return "", false
+}
+
+// clientError gives err a message written for clients (ClientMessage
+// shows it in place of the code's fixed message); its Error is err's,
+// with every detail, for the server log.
+type clientError struct {
+	err error
+	msg string
+}
+
+func (e *clientError) Error() string { return e.err.Error() }
+func (e *clientError) Unwrap() error { return e.err }
+
+// withClientMessage returns err with msg as the text clients are shown.
+func withClientMessage(err error, msg string) error { return &clientError{err: err, msg: msg} }
+
+// ClientMessage returns the text shown to clients for err, in an HTTP
+// error body and in a failed job's error.message (the HTTP adapter and
+// the job layer both use it, so the two agree). An error given a client
+// message by the job layer shows it (when nothing wrapping it changed its
+// code); the codes of media processing and
+// server failures (unsupported_format, render_failed,
+// transcription_failed, transcription_unavailable, not_ready, internal)
+// show a fixed message; the codes of request errors (bad_request,
+// invalid_parameter, not_found, too_long, ...) show the error's text,
+// which names the field or value at fault. The full error belongs in the
+// server log, with the request or job id.
+func ClientMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	code := ErrorCode(err)
+	if ce, ok := errors.AsType[*clientError](err); ok && ErrorCode(ce) == code {
+		return ce.msg
+	}
+	if msg, ok := fixedMessage(code); ok {
+		return msg
+	}
+	return err.Error()
+}

@@ -145,11 +145,15 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 	}
 	head = head[:n]
 	if n == 0 {
-		return nil, fmt.Errorf("%w: the file is empty", dsp.ErrUnsupportedFormat)
+		err := fmt.Errorf("%w: the file is empty", dsp.ErrUnsupportedFormat)
+		return nil, withClientMessage(err, err.Error())
 	}
 	container := m.engine.Sniff(head)
 	if container == "" {
-		return nil, fmt.Errorf("%w: content is not audio or video this server reads (starts with %q)", dsp.ErrUnsupportedFormat, head[:min(n, 12)])
+		// The first bytes go to the log only: for a URL job they are
+		// the fetched resource's.
+		return nil, withClientMessage(fmt.Errorf("%w: content is not audio or video this server reads (starts with %q)", dsp.ErrUnsupportedFormat, head[:min(n, 12)]),
+			"unsupported format: the content is not audio or video this server reads")
 	}
 	inputType := ""
 	if audioOnly[container] {

@@ -436,7 +436,7 @@ func (r *run) failed(ctx context.Context, jf *jobFailure) error {
 		r.log.Error("a job failure without a job error code: recorded as internal", "code", code, "err", jf.err)
 		code = apiv1.CodeInternal
 	}
-	rec.Status, rec.Error, rec.Render = apiv1.StatusFailed, &apiv1.JobError{Code: code, Message: jf.err.Error()}, false
+	rec.Status, rec.Error, rec.Render = apiv1.StatusFailed, &apiv1.JobError{Code: code, Message: ClientMessage(jf.err)}, false
 	rec.UpdatedAt = time.Now().UTC()
 	if err := saveRecord(ctx, r.m.db.write, rec, r.gen); err != nil {
 		if errors.Is(err, errStale) {
@@ -445,6 +445,7 @@ func (r *run) failed(ctx context.Context, jf *jobFailure) error {
 		return err
 	}
 	r.m.metrics.finished.WithLabelValues(string(apiv1.StatusFailed), string(code)).Inc()
+	// The client sees ClientMessage; the details (paths, tool output) are here.
 	r.m.log.Info("job failed", "job", rec.ID, "code", code, "err", jf.err)
 	return nil
 }

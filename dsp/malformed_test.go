@@ -1,0 +1,150 @@
+package dsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestAnalyzeHeaderClaimsMoreThanInput: a WAV whose data chunk claims
+// 18 hours but holds 2 s (a truncated file, or a lying header) is decoded
+// for what it holds when the reader tells its size, not refused as too
+// long; without a known size the header is all there is to go by.
+func TestAnalyzeHeaderClaimsMoreThanInput(t *testing.T) {
+	const rate = 16000
+	data := buildWAV(wavSpec{container: "RIFF", tag: wavePCM, bits: 16, channels: 1, rate: rate, frames: 2 * rate, dataSize: 18 * 3600 * rate * 2})
+	ctx := context.Background()
+	o := AnalyzeOptions{Decoder: NativeDecoder{}, MaxDuration: 3 * time.Hour}
+	a, err := AnalyzeReader(ctx, bytes.NewReader(data), "in.wav", o)
+	if err != nil {
+		t.Fatalf("sized reader: %v", err)
+	}
+	if d := a.Input.Duration; d < 1.99 || d > 2.01 {
+		t.Errorf("duration %.3f s, want the 2 s the file holds", d)
+	}
+	f := filepath.Join(t.TempDir(), "in.wav")
+	if err := os.WriteFile(f, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := AnalyzeWith(ctx, NativeDecoder{}, f, nil); err != nil || a.Input.Duration > 2.01 {
+		t.Errorf("file: %v", err)
+	}
+	fh, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := AnalyzeReader(ctx, fh, "in.wav", o); err != nil {
+		t.Errorf("file with a limit: %v", err)
+	}
+	if _, err := AnalyzeReader(ctx, streamOnly(data), "in.wav", o); !errors.Is(err, ErrTooLong) {
+		t.Errorf("stream of unknown size: %v, want ErrTooLong from the header", err)
+	}
+}
+
+// TestAutoDecoderFallbackFailure: a WAV the native reader refuses goes to
+// ffmpeg; when ffmpeg fails on it too, the error is ErrUnsupportedFormat
+// (it was an untyped "ffmpeg failed decoding", answered as internal).
+func TestAutoDecoderFallbackFailure(t *testing.T) {
+	if _, err := exec.LookPath("ffprobe"); err != nil {
+		t.Skip("ffprobe not installed")
+	}
+	dir := t.TempDir()
+	ff := filepath.Join(dir, "ffmpeg")
+	script := "#!/bin/sh\necho '[adpcm_ms @ 0x55f2757d13c0] cannot decode' >&2\nexit 1\n"
+	if err := os.WriteFile(ff, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// MS ADPCM (tag 2): ffprobe describes it, the native reader does not read it.
+	data := buildWAV(wavSpec{container: "RIFF", tag: wavePCM, bits: 16, channels: 1, rate: 16000, frames: 16000, dataSize: -1})
+	binary.LittleEndian.PutUint16(data[20:], 2)
+	dec := AutoDecoder{FFmpeg: FFmpegDecoder{FFmpeg: ff}}
+	for _, in := range []struct {
+		name string
+		r    func() io.Reader
+	}{
+		{"stream", func() io.Reader { return streamOnly(data) }},
+		{"file", func() io.Reader {
+			f := filepath.Join(dir, "in.wav")
+			if err := os.WriteFile(f, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fh, err := os.Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { fh.Close() })
+			return fh
+		}},
+	} {
+		t.Run(in.name, func(t *testing.T) {
+			_, err := AnalyzeReader(context.Background(), in.r(), "in.wav", AnalyzeOptions{Decoder: dec})
+			if !errors.Is(err, ErrUnsupportedFormat) {
+				t.Errorf("err %v, want ErrUnsupportedFormat", err)
+			}
+		})
+	}
+}
+
+// FuzzWAVDecode holds the native decoder (sniffing, the WAV header parser,
+// the sample reader) to the property of issue 16 for any input: no panic;
+// every input it refuses maps to ErrUnsupportedFormat (the code
+// unsupported_format), and once it accepts a header, reading never fails
+// with another error and never yields more samples than the input has
+// bytes. Under MaxDuration, AnalyzeReader adds only ErrTooLong.
+func FuzzWAVDecode(f *testing.F) {
+	for _, s := range []wavSpec{
+		{container: "RIFF", tag: wavePCM, bits: 16, channels: 2, rate: 44100, frames: 20, dataSize: -1},
+		{container: "RIFF", tag: wavePCM, bits: 0, channels: 1, rate: 16000, frames: 20, dataSize: -1},
+		{container: "RIFF", tag: 0, bits: 16, channels: 1, rate: 16000, frames: 20, dataSize: -1},
+		{container: "RIFF", tag: 0x1234, extensible: true, bits: 16, channels: 1, rate: 16000, frames: 20, dataSize: -1},
+		{container: "RIFF", tag: wavePCM, bits: 16, channels: 65535, rate: 16000, frames: 1, dataSize: -1},
+		{container: "RIFF", tag: wavePCM, bits: 16, channels: 1, rate: 0, frames: 20, dataSize: -1},
+		{container: "RF64", tag: waveFloat, bits: 32, channels: 1, rate: 48000, frames: 20, dataSize: 1 << 40},
+		{container: "BW64", tag: wavePCM, bits: 24, channels: 2, rate: 48000, frames: 5, dataSize: 0, bextRef: 1 << 60},
+	} {
+		f.Add(buildWAV(s))
+	}
+	f.Add([]byte("RIFF\x00\x00\x00\x00WAVEfmt \xF0\xFF\xFF\xFF"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ctx := context.Background()
+		s, err := NativeDecoder{}.Decode(ctx, bytes.NewReader(b), "in.wav")
+		if err != nil {
+			if !errors.Is(err, ErrUnsupportedFormat) {
+				t.Fatalf("Decode: %v, not ErrUnsupportedFormat", err)
+			}
+			return
+		}
+		defer s.Close()
+		ch := s.Format().Channels
+		if ch < 1 || s.Format().SampleRate < 1 {
+			t.Fatalf("accepted format %+v", s.Format())
+		}
+		buf := make([]float32, 256*ch)
+		total := 0
+		for {
+			n, err := s.Read(buf)
+			total += n
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			if total > len(b) {
+				t.Fatalf("more samples (%d) than input bytes (%d)", total, len(b))
+			}
+		}
+		_, err = AnalyzeReader(ctx, bytes.NewReader(b), "in.wav", AnalyzeOptions{Decoder: NativeDecoder{}, MaxDuration: time.Second})
+		if err != nil && !errors.Is(err, ErrTooLong) && !errors.Is(err, ErrUnsupportedFormat) {
+			t.Fatalf("AnalyzeReader: %v, not a dsp sentinel", err)
+		}
+	})
+}

@@ -1,0 +1,56 @@
+package jobs
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/transcribe"
+)
+
+// TestClientMessage checks the one mapping of errors to client text: the
+// codes of media processing and server failures give a fixed message
+// whatever the error holds; request errors keep the text made for the
+// client; a client message set by the job layer wins while the code is
+// unchanged.
+func TestClientMessage(t *testing.T) {
+	ffmpeg := fmt.Errorf("analyse /srv/autocut/scratch/job_x-1/in.wav: ffmpeg failed decoding in.wav: exit status 1: [pcm_s16le @ 0x55f2757d13c0] Too many channels")
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"unknown error", ffmpeg, "internal server error"},
+		{"unsupported format with tool output", fmt.Errorf("%w: ffprobe cannot read x.wav: /srv/autocut/media/originals/job_x: Invalid data", dsp.ErrUnsupportedFormat),
+			"unsupported format: the content is not audio or video this server can decode, or it is damaged"},
+		{"render failed", fmt.Errorf("%w: %w", apiv1.ErrRenderFailed, ffmpeg), "render failed: the cut file could not be encoded"},
+		{"transcription failed", fmt.Errorf("%w: %w", apiv1.ErrTranscriptionFailed, ffmpeg), "transcription failed: the transcription engine could not transcribe this input"},
+		{"transcription unavailable", fmt.Errorf("%w: whisper: open /models/ggml-base.bin: no such file", transcribe.ErrUnavailable),
+			"transcription unavailable: no transcription engine is available on this server"},
+		{"not ready", fmt.Errorf("%w: dial tcp 10.0.0.7:5432: connection refused", apiv1.ErrNotReady), "not ready: the database, storage or workers are not ready"},
+		{"request error keeps its text", fmt.Errorf("%w: params.minSpeechMs is 5000, allowed 0 to 2000", plan.ErrInvalidParams), "invalid parameters: params.minSpeechMs is 5000, allowed 0 to 2000"},
+		{"too long keeps its text", fmt.Errorf("%w: talk.wav lasts 20000 s, over the 10800 s limit", dsp.ErrTooLong), "input too long: talk.wav lasts 20000 s, over the 10800 s limit"},
+		{"client message", withClientMessage(fmt.Errorf("%w: starts with %q", dsp.ErrUnsupportedFormat, "<html>secret"), "unsupported format: not media"), "unsupported format: not media"},
+		{"client message under another code", fmt.Errorf("%w: %w", apiv1.ErrRenderFailed, withClientMessage(errors.New("x"), "shown?")), "render failed: the cut file could not be encoded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, ClientMessage(tc.err)); d != "" {
+				t.Errorf("ClientMessage (-want +got):\n%s", d)
+			}
+		})
+	}
+	// Every code of processing or server failures has a fixed message.
+	for _, c := range []apiv1.ErrorCode{apiv1.CodeUnsupportedFormat, apiv1.CodeRenderFailed, apiv1.CodeTranscriptionFailed,
+		apiv1.CodeTranscriptionUnavailable, apiv1.CodeNotReady, apiv1.CodeInternal} {
+		if _, ok := fixedMessage(c); !ok {
+			t.Errorf("%s has no fixed message", c)
+		}
+	}
+}
