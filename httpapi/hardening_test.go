@@ -4,15 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -333,4 +336,75 @@ func (l *syncLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// toneWAV is a 16 kHz mono 16-bit WAV of 1 s tone bursts and 1 s pauses.
+func toneWAV(seconds int) []byte {
+	const rate = 16000
+	n := seconds * rate
+	b := make([]byte, 44+2*n)
+	copy(b, "RIFF")
+	binary.LittleEndian.PutUint32(b[4:], uint32(36+2*n))
+	copy(b[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(b[16:], 16)
+	binary.LittleEndian.PutUint16(b[20:], 1)
+	binary.LittleEndian.PutUint16(b[22:], 1)
+	binary.LittleEndian.PutUint32(b[24:], rate)
+	binary.LittleEndian.PutUint32(b[28:], 2*rate)
+	binary.LittleEndian.PutUint16(b[32:], 2)
+	binary.LittleEndian.PutUint16(b[34:], 16)
+	copy(b[36:], "data")
+	binary.LittleEndian.PutUint32(b[40:], uint32(2*n))
+	for i := range n {
+		v := 0.0005
+		if (i/rate)%2 == 0 {
+			v = 0.5
+		}
+		s := int16(v * 32767 * math.Sin(2*math.Pi*440*float64(i)/rate))
+		binary.LittleEndian.PutUint16(b[44+2*i:], uint16(s))
+	}
+	return b
+}
+
+// TestCSVFormulaInjectionOverHTTP: a file name that a spreadsheet would
+// run as a formula (X-Filename: =HYPERLINK(...)) reaches the CSV
+// timeline's source cell neutralised, through the real server, job layer
+// and timeline writer.
+func TestCSVFormulaInjectionOverHTTP(t *testing.T) {
+	e := managerEnv(t, func(c *jobs.Config) { c.Engine, c.MaxInputBytes = nil, 16<<20 })
+	for _, name := range []string{`=HYPERLINK("evil.example","click").wav`, "+1+1.wav", "-2+3.wav", "@SUM(A1).wav"} {
+		t.Run(name, func(t *testing.T) {
+			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, bytes.NewReader(toneWAV(6)),
+				map[string]string{"X-Filename": name, "X-Options": `{"autoExport":false}`})
+			if resp.StatusCode != 202 {
+				t.Fatalf("create: %d %s", resp.StatusCode, b)
+			}
+			var v apiv1.Job
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v = e.poll(t, proKey, v.ID, isDone); v.Status != apiv1.StatusDone {
+				t.Fatalf("job %s: %+v", v.Status, v.Error)
+			}
+			resp, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/timelines/csv", proKey, nil, nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("csv: %d %s", resp.StatusCode, b)
+			}
+			rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil || len(rows) < 2 {
+				t.Fatalf("csv %q: %v", b, err)
+			}
+			col := slices.Index(rows[0], "source")
+			if col < 0 {
+				t.Fatalf("no source column: %v", rows[0])
+			}
+			for _, row := range rows[1:] {
+				if c := row[col]; c == "" || strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+					t.Errorf("source cell %q starts a formula", c)
+				} else if !strings.HasPrefix(c, "'") {
+					t.Errorf("source cell %q: want the apostrophe that neutralises it", c)
+				}
+			}
+		})
+	}
 }
