@@ -20,6 +20,7 @@ const (
 	CodeOriginalExpired          ErrorCode = "original_expired"
 	CodeRouteNotFound            ErrorCode = "route_not_found"
 	CodeMethodNotAllowed         ErrorCode = "method_not_allowed"
+	CodeRangeNotSatisfiable      ErrorCode = "range_not_satisfiable"
 	CodeProcessing               ErrorCode = "processing"
 	CodeFileTooLarge             ErrorCode = "file_too_large"
 	CodeBodyTooLarge             ErrorCode = "body_too_large"
@@ -64,6 +65,8 @@ var codeTable = [...]struct {
 	{CodeOriginalExpired, http.StatusNotFound, InResponse | InJob},
 	{CodeRouteNotFound, http.StatusNotFound, InResponse},
 	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, InResponse},
+	// A Range header outside the downloaded file.
+	{CodeRangeNotSatisfiable, http.StatusRequestedRangeNotSatisfiable, InResponse},
 	{CodeProcessing, http.StatusConflict, InResponse},
 	{CodeFileTooLarge, http.StatusRequestEntityTooLarge, InResponse},
 	// A JSON request body (Form A, PATCH) over its limit.
@@ -149,6 +152,7 @@ var (
 	ErrOriginalExpired     = NewError(CodeOriginalExpired, "original has expired")
 	ErrRouteNotFound       = NewError(CodeRouteNotFound, "no such route")
 	ErrMethodNotAllowed    = NewError(CodeMethodNotAllowed, "method not allowed")
+	ErrRangeNotSatisfiable = NewError(CodeRangeNotSatisfiable, "range not satisfiable")
 	ErrProcessing          = NewError(CodeProcessing, "job is being processed")
 	ErrFileTooLarge        = NewError(CodeFileTooLarge, "file too large")
 	ErrBodyTooLarge        = NewError(CodeBodyTooLarge, "request body too large")

@@ -222,8 +222,39 @@ func serveDownload(w http.ResponseWriter, r *http.Request, id string, d *jobs.Do
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
 	h.Set("ETag", fmt.Sprintf(`"%s-%x-%x"`, id, d.ModTime.UnixNano(), d.Size))
 	h.Set("Cache-Control", "private, no-cache")
-	http.ServeContent(w, r, d.Name, d.ModTime, d)
+	http.ServeContent(&contentErrorWriter{ResponseWriter: w}, r, d.Name, d.ModTime, d)
 }
+
+// contentErrorWriter answers the errors http.ServeContent writes with
+// http.Error (text/plain: 416 for a range outside the file, 500 when the
+// file cannot seek) as JSON error bodies; every other answer passes.
+type contentErrorWriter struct {
+	http.ResponseWriter
+	swallow bool // the text body of an error answered as JSON
+}
+
+func (w *contentErrorWriter) WriteHeader(code int) {
+	if code < 400 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	w.swallow = true
+	err := fmt.Errorf("serve content: status %d", code) // internal
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		err = fmt.Errorf("%w: the Range header is outside the file (see Content-Range for its size)", apiv1.ErrRangeNotSatisfiable)
+	}
+	writeError(w.ResponseWriter, err)
+}
+
+func (w *contentErrorWriter) Write(p []byte) (int, error) {
+	if w.swallow {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *contentErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *server) timeline(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	kind := timeline.Kind(ps.ByName("kind"))

@@ -151,6 +151,7 @@ func TestErrorStatuses(t *testing.T) {
 		{"404 expired output", map[string]error{"OpenOutput": fmt.Errorf("wrapped: %w", apiv1.ErrOutputExpired)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 404, "output_expired"},
 		{"404 unknown timeline kind", nil, "GET", "/api/v1/jobs/" + id + "/timelines/aaf", proKey, "", nil, 404, "not_found"},
 		{"404 route", nil, "GET", "/api/v2/jobs", proKey, "", nil, 404, "route_not_found"},
+		{"416 range outside the file", nil, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", map[string]string{"Range": "bytes=999999-"}, 416, "range_not_satisfiable"},
 		{"405 method", nil, "PUT", "/api/v1/jobs/" + id, proKey, "", nil, 405, "method_not_allowed"},
 		{"409 patch while processing", map[string]error{"Update": fmt.Errorf("%w: busy", apiv1.ErrProcessing)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 409, "processing"},
 		{"409 timeline before plan", map[string]error{"TimelineSource": apiv1.ErrProcessing}, "GET", "/api/v1/jobs/" + id + "/timelines/csv", proKey, "", nil, 409, "processing"},
