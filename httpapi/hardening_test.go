@@ -408,3 +408,37 @@ func TestCSVFormulaInjectionOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONBodyCap: a JSON body over its cap answers 413 body_too_large
+// whether it declares its length or comes chunked (where io.LimitReader
+// made it "unexpected EOF"), for Form A (64 KiB) and PATCH (4 MiB); a body
+// of exactly the cap is decoded.
+func TestJSONBodyCap(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	padded := func(size int) string { // a valid Form A body of size bytes
+		head, tail := `{"url":"http://example.invalid/a.wav","preset":"`, `"}`
+		return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+	}
+	hide := func(s string) io.Reader { return io.MultiReader(strings.NewReader(s)) } // no length: sent chunked
+	tests := []struct {
+		name, method, path string
+		body               io.Reader
+		want               int
+		wantCode           apiv1.ErrorCode
+	}{
+		{"Form A, declared, over", "POST", "/api/v1/jobs", strings.NewReader(padded(maxJSONBody + 1)), 413, apiv1.CodeBodyTooLarge},
+		{"Form A, chunked, over", "POST", "/api/v1/jobs", hide(padded(maxJSONBody + 1)), 413, apiv1.CodeBodyTooLarge},
+		{"Form A, chunked, at the cap", "POST", "/api/v1/jobs", hide(padded(maxJSONBody)), 400, apiv1.CodeInvalidParameter}, // decoded: the preset is unknown
+		{"PATCH, chunked, over", "PATCH", "/api/v1/jobs/" + id, hide(`{"action":"export","cuts":[` + strings.Repeat(`{"start":1,"end":2},`, maxPatchBody/20) + `]}`), 413, apiv1.CodeBodyTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, b := e.call(t, tc.method, tc.path, proKey, tc.body, map[string]string{"Content-Type": "application/json"})
+			got := decodeErr(t, b)
+			if resp.StatusCode != tc.want || got.Code != tc.wantCode {
+				t.Errorf("got %d %s (%s), want %d %s", resp.StatusCode, got.Code, got.Error, tc.want, tc.wantCode)
+			}
+		})
+	}
+}
