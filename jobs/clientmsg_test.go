@@ -54,3 +54,26 @@ func TestClientMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredErrorMessages: a job record failed before ClientMessage
+// existed holds the raw error text; the job view shows the fixed message
+// of its code instead, and keeps the text of request codes.
+func TestStoredErrorMessages(t *testing.T) {
+	for _, tc := range []struct {
+		stored apiv1.JobError
+		want   string
+	}{
+		{apiv1.JobError{Code: apiv1.CodeUnsupportedFormat, Message: "unsupported format: ffprobe cannot read a.wav: /srv/autocut/media/originals/job_x: Invalid data"},
+			"unsupported format: the content is not audio or video this server can decode, or it is damaged"},
+		{apiv1.JobError{Code: apiv1.CodeInternal, Message: "analyse: ffmpeg failed decoding a.wav: exit status 1: [wav @ 0x55a89d7d9180]"}, "internal server error"},
+		{apiv1.JobError{Code: apiv1.CodeTooLong, Message: "input too long: a.wav lasts 20000 s, over the 10800 s limit"}, "input too long: a.wav lasts 20000 s, over the 10800 s limit"},
+	} {
+		r := &record{ID: "job_x", Status: apiv1.StatusFailed, Error: &tc.stored}
+		if d := cmp.Diff(tc.want, r.job().Error.Message); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.stored.Code, d)
+		}
+		if r.Error.Message != tc.stored.Message {
+			t.Errorf("job() changed the record")
+		}
+	}
+}

@@ -83,6 +83,11 @@ func (r *record) job() *apiv1.Job {
 	}
 	if r.Error != nil {
 		e := *r.Error
+		// Records failed before ClientMessage hold the raw error text (server
+		// paths, ffmpeg output): codes with a fixed message show it.
+		if msg, ok := fixedMessage(e.Code); ok {
+			e.Message = msg
+		}
 		j.Error = &e
 	}
 	return j
