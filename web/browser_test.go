@@ -748,8 +748,9 @@ func TestBrowserPageDefects(t *testing.T) {
 	s.shot("failed-job.png")
 
 	// A rejected upload: the error by the file, no job on screen.
+	tok = s.token()
 	s.run(chromedp.Click(`#jobs li button.secondary`, chromedp.ByQuery)) // the newest job: the failed one
-	s.wait("a job shown", `!document.getElementById("job").hidden`, 10*time.Second)
+	s.wait("the job opened", fmt.Sprintf(`state.token > %d && !document.getElementById("job").hidden`, tok), 10*time.Second)
 	s.startJob(text)
 	s.wait("the upload refused", `document.getElementById("new-msg").textContent !== ""`, 10*time.Second)
 	var rejected struct {

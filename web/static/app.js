@@ -871,7 +871,11 @@ async function refreshList() {
     const li = document.createElement("li");
     const open = document.createElement("button");
     open.type = "button"; open.className = "secondary"; open.textContent = `${j.input.name} (${STATUS[j.status] || j.status})`;
-    open.onclick = guard("list-msg", async () => follow(await api("GET", `${JOBS}/${j.id}`)));
+    open.onclick = guard("list-msg", async () => {
+      const tok = state.token; // a job started or opened meanwhile wins
+      const job = await api("GET", `${JOBS}/${j.id}`);
+      if (tok === state.token) follow(job);
+    });
     const del = document.createElement("button");
     del.type = "button"; del.className = "danger"; del.textContent = "Delete…"; del.setAttribute("aria-label", "Delete " + j.input.name);
     del.onclick = () => confirmDelete(li, j, del);
