@@ -27,7 +27,7 @@
 //     background: they count as silence. Level stays the first signal: a
 //     frame well over its local floor over a quiet bed, or as loud as
 //     speech, or classified as speech (the Silero network's probability
-//     0.5 or more) within Params.FaintVoiceDb of the speech level, is
+//     0.5 or more) and not a fainter voice (Params.FaintVoiceDb), is
 //     speech, and so is what follows it by 200 ms (precedes it by 150 ms)
 //     while the level stays over the floor. A cut most of whose frames are over the close
 //     level has reason "noise". A file where neither level nor voice finds
@@ -151,10 +151,11 @@ type Params struct {
 	MinSilenceSec float64  `json:"minSilenceSec"`
 	KeepSilenceMs float64  `json:"keepSilenceMs"`
 	MinSpeechMs   float64  `json:"minSpeechMs"`
-	// FaintVoiceDb, when over 0, makes a voice more than this many dB
-	// under the speech level (crosstalk from another speaker's microphone
-	// on a close-mic track) count as pause: such frames cannot seed speech
-	// in the voice classification (dsp.NonSpeech). Presets set it (15 for
+	// FaintVoiceDb, when over 0, makes a voice this many dB or more
+	// under the main speaker (crosstalk from another speaker's microphone
+	// on a close-mic track) count as pause: its frames cannot seed speech
+	// in the voice classification, nor its stretches stay speech
+	// (dsp.NonSpeech says how the levels compare). Presets set it (15 for
 	// podcast and interview); it is not an API parameter, but it is
 	// stored with the params so that a job re-planned later keeps it.
 	FaintVoiceDb float64 `json:"faintVoiceDb,omitempty"`
