@@ -419,7 +419,11 @@ func (v *voiceDetector) resampled(j int64) float32 {
 // less 3 dB, so the bed + 5 dB, what stands out of it): up to growAfter
 // frames (200 ms) after it, for word endings, and growBefore (150 ms)
 // before it, for unvoiced onsets; over a fainter voice's frames only
-// while the level keeps falling. With a faint-voice depth, a stretch of
+// while the level keeps falling (never more than decayRiseDb, 1.5 dB,
+// over the last frame grown over), and, past growSlack frames (30 ms,
+// the network's chunk), never over a frame the network finds clearly not
+// speech (a probability under growStopP, 0.2: music or noise just before
+// or after a word). With a faint-voice depth, a stretch of
 // speech whose loudest 50 ms stays more than the depth less faintPeakDb
 // (5 dB) under the speech level is the fainter voice too. Every other
 // frame whose level is more than bgMaxDb (10 dB) under the speech level
@@ -449,6 +453,8 @@ const (
 	growDipFrames = 2
 	faintPeakDb   = 5
 	faintSeedDb   = 3
+	growSlack     = 3
+	growStopP     = 0.2
 	decayRiseDb   = 1.5
 	bgMaxDb       = 10
 	loudRunFrames = 8
@@ -589,11 +595,15 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, 
 		}
 	}
 	// Over a fainter voice's frames speech grows only while the level
-	// keeps falling away from the seed run (by at most decayRiseDb a
-	// frame): the speaker's own decay or soft onset, not another voice
-	// starting.
-	grows := func(k, prev int) bool {
+	// keeps falling away from the seed run (at most decayRiseDb over the
+	// last frame it grew over, not just the frame before: a dip and a
+	// slow rise is another voice starting, not the speaker's own decay or
+	// soft onset). d is the frame's distance from the seed run.
+	grows := func(k, prev, d int) bool {
 		if float64(lv[k]) < float64(floor[k])+growMarginDb {
+			return false
+		}
+		if v := env.Voice[k]; d > growSlack && classified(v) && VoiceScore(v) < growStopP {
 			return false
 		}
 		return other == nil || !other[k] || float64(lv[k]) <= float64(lv[prev])+decayRiseDb
@@ -620,7 +630,7 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, 
 			// the last frame over it.
 			last, dip := j-1, 0
 			for k := j; k < min(j+growAfter, n) && dip <= growDipFrames; k++ {
-				if grows(k, k-1) {
+				if grows(k, last, k-j+1) {
 					last, dip = k, 0
 				} else {
 					dip++
@@ -631,7 +641,7 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, 
 			}
 			first, dip := i, 0
 			for k := i - 1; k >= max(i-growBefore, 0) && dip <= growDipFrames; k-- {
-				if grows(k, k+1) {
+				if grows(k, first, i-k) {
 					first, dip = k, 0
 				} else {
 					dip++

@@ -138,7 +138,7 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // placed by the bed).
 const (
 	mixMaxClipMs    = 100
-	mixMaxClipCases = 7
+	mixMaxClipCases = 8
 	mixMaxP95Cases  = 48
 )
 
