@@ -114,32 +114,36 @@ func mixTable(rows []mixRow) string {
 }
 
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
-// together, measured with the edges placed by the bed and the Silero
-// classification (issue 14, round 2), less 2 points: a regression floor,
-// for where the issue's bars are not reached yet (where they are, the bar
-// is the assertion).
+// together, less 2 points: the regression floor the test asserts (where
+// it lies over the issue's bar, the gain is locked too). Measured (issue
+// 14, round 3) after the faint-voice rule compared like with like (seeds
+// within the depth less 3 dB of the speech level, stretches peaking within
+// the depth less 5 dB) and speech stopped growing over another voice's
+// rise and over frames the network finds clearly not speech.
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 78, 15: 91, 20: 93, 25: 94, 35: 96},
+	corpus.BedVinyl:     {10: 78, 15: 92, 20: 94, 25: 95, 35: 97},
 	corpus.BedPink:      {10: 94, 15: 95, 20: 96, 25: 96, 35: 96},
-	corpus.BedHum:       {10: 93, 15: 95, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 67, 15: 90, 20: 90, 25: 93, 35: 96},
-	corpus.BedStatic:    {10: 87, 15: 93, 20: 93, 25: 94, 35: 96},
-	corpus.BedCrosstalk: {15: 43, 20: 92, 25: 93},
+	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
+	corpus.BedMusic:     {10: 75, 15: 93, 20: 92, 25: 94, 35: 97},
+	corpus.BedStatic:    {10: 90, 15: 94, 20: 94, 25: 94, 35: 97},
+	corpus.BedCrosstalk: {15: 93, 20: 95, 25: 96},
 }
 
 // Clipping: the issue's bar is 30 ms per case; mixMaxClipMs is what the
 // cases reach: the picovoice clip at 20-25 dB, whose last word ends in a
-// weak 200 ms stretch and a 60 ms burst, 0.1 and 0.5 s after the rest of
-// it, more than 15 dB under the speech level (the podcast preset's
-// faint-voice rule takes them for another voice) or not recognised as
-// speech by the network. mixMaxClipCases cases may clip more than 30 ms
-// (all of them picovoice's), and mixMaxP95Cases may have a boundary P95
-// over 40 ms (measured 5 and 47, were 7 and 66 before the edges were
-// placed by the bed).
+// weak 200 ms stretch and an 80 ms burst, 0.1 and 0.5 s after the rest of
+// it, 14-20 dB under the speech level: by level they are a fainter voice,
+// which the podcast preset's faint-voice rule counts as pause (crosstalk
+// at 15 dB peaks as high), so the cut after the last word takes them.
+// mixMaxClipCases cases may clip more than 30 ms (all of them picovoice's:
+// 8, were 5 before the faint-voice rule was tightened, which took
+// crosstalk at 15 dB from 45 % to 95 %), and mixMaxP95Cases may have a
+// boundary P95 over 40 ms (34 of 168, were 47; the issue's P95 bar is for
+// 15 dB and over: 19 of those, were 32; logged).
 const (
-	mixMaxClipMs    = 100
+	mixMaxClipMs    = 120
 	mixMaxClipCases = 8
-	mixMaxP95Cases  = 48
+	mixMaxP95Cases  = 34
 )
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
@@ -147,7 +151,8 @@ const (
 // and checks each bed and ratio against the issue's bars (at 15 dB and
 // over: 90 % of the removable pause time cut, at 10 dB 70 %; clipping 30
 // ms and boundary P95 40 ms per case): it fails under the regression
-// floors (mixFloor, mixMaxClipMs) and logs where the bars are not met.
+// floors (mixFloor, mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases) and
+// logs where the bars are not met.
 func TestRealMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-speech set: about a minute")
@@ -168,12 +173,12 @@ func TestRealMix(t *testing.T) {
 	}
 	rem, cut := map[key]float64{}, map[key]float64{}
 	var short []string
-	clipCases, p95Cases := 0, 0
+	clipCases, p95Cases, p95Bar := 0, 0, 0
 	for _, r := range rows {
 		k := key{r.c.Bed, r.c.SNRDb}
 		rem[k] += r.s.RemovableSec
 		cut[k] += r.s.CutSec
-		if r.s.ClippedMs > mixMaxClipMs {
+		if r.s.ClippedMs > mixMaxClipMs+1e-6 {
 			t.Errorf("%s: %.0f ms of speech clipped (regression floor %d ms)", r.c.Name, r.s.ClippedMs, mixMaxClipMs)
 		} else if r.s.ClippedMs > 30 {
 			short = append(short, fmt.Sprintf("%s: clipped %.0f ms (bar 30)", r.c.Name, r.s.ClippedMs))
@@ -184,6 +189,9 @@ func TestRealMix(t *testing.T) {
 		if r.s.BoundaryP95 > 40+1e-6 {
 			short = append(short, fmt.Sprintf("%s: boundary P95 %.0f ms (bar 40)", r.c.Name, r.s.BoundaryP95))
 			p95Cases++
+			if r.c.SNRDb >= 15 {
+				p95Bar++
+			}
 		}
 	}
 	if clipCases > mixMaxClipCases {
@@ -198,13 +206,14 @@ func TestRealMix(t *testing.T) {
 		if k.snr < 15 {
 			bar = 70
 		}
-		if fl := mixFloor[k.bed][k.snr]; pct < min(fl, bar) {
+		if fl := mixFloor[k.bed][k.snr]; pct < fl {
 			t.Errorf("%s at %g dB: %.1f %% of the removable pause time cut (regression floor %g %%)", k.bed, k.snr, pct, fl)
 		}
 		if pct < bar {
 			short = append(short, fmt.Sprintf("%s at %g dB: %.1f %% cut (bar %g %%)", k.bed, k.snr, pct, bar))
 		}
 	}
+	t.Logf("%d cases clip more than 30 ms; %d have a boundary P95 over 40 ms, %d of them at 15 dB or more", clipCases, p95Cases, p95Bar)
 	sort.Strings(short)
 	t.Logf("short of the issue's bars (%d):\n%s", len(short), strings.Join(short, "\n"))
 }
