@@ -27,8 +27,11 @@
 // from 12.5 / 63.0 / 92.4 % of the removable pause time cut (10 / 15 / 20
 // dB) with periodicity to 63.3 / 89.2 / 90.1 %, crosstalk at 15 dB from 31
 // to 40 %, and the vinyl and static cases at 10 dB no longer clip words
-// (50 ms before); with the narrowing, 69.7 / 92.2 / 92.6 % and 45 %. It costs more: about 215x realtime for the network
-// alone on one core, so a noisy bed analyses at some 120-160x realtime
+// (50 ms before); with the narrowing, 69.7 / 92.2 / 92.6 % and 45 %, and
+// with the faint-voice rule comparing a voice's loudest 50 ms with the
+// speech level less the depth less 5 dB (NonSpeech), 77.7 / 95.6 / 94.2 %
+// and 95.4 %. It costs more: about 215x realtime for the network alone on
+// one core, so a noisy bed analyses at some 120-160x realtime
 // (periodicity: about 1000x); a file whose pauses are quiet does not run
 // it and stays over 1000x.
 //
