@@ -37,6 +37,8 @@ const (
 	CodeTranscriptionFailed      ErrorCode = "transcription_failed"
 	CodeRenderFailed             ErrorCode = "render_failed"
 	CodeNotReady                 ErrorCode = "not_ready"
+	CodeRequestTimeout           ErrorCode = "request_timeout"
+	CodeRateLimited              ErrorCode = "rate_limited"
 	CodeInternal                 ErrorCode = "internal"
 )
 
@@ -88,6 +90,10 @@ var codeTable = [...]struct {
 	{CodeTranscriptionFailed, http.StatusInternalServerError, InJob},
 	{CodeRenderFailed, http.StatusInternalServerError, InJob},
 	{CodeNotReady, http.StatusServiceUnavailable, InResponse},
+	// An upload whose body stopped arriving (the connection is closed).
+	{CodeRequestTimeout, http.StatusRequestTimeout, InResponse},
+	// Too many uploads at once for one key; Retry-After says when to retry.
+	{CodeRateLimited, http.StatusTooManyRequests, InResponse},
 	{CodeInternal, http.StatusInternalServerError, InResponse | InJob},
 }
 
@@ -163,6 +169,8 @@ var (
 	ErrTranscriptionFailed = NewError(CodeTranscriptionFailed, "transcription failed")
 	ErrRenderFailed        = NewError(CodeRenderFailed, "render failed")
 	ErrNotReady            = NewError(CodeNotReady, "not ready")
+	ErrRequestTimeout      = NewError(CodeRequestTimeout, "request timeout")
+	ErrRateLimited         = NewError(CodeRateLimited, "too many requests")
 )
 
 // Errors that the library packages detect on the server (dsp, plan,

@@ -157,7 +157,7 @@ func managerEnvLog(t testing.TB, mod func(*jobs.Config), logTo io.Writer) *testE
 		}
 	})
 	e := newTestEnv(t, func(c *Config) {
-		c.Service, c.Ready, c.Collectors, c.AllowPrivateURLs = m, m.Ready, m.Collectors(), true
+		c.Service, c.Ready, c.Collectors, c.AllowPrivateURLs, c.URLPorts = m, m.Ready, m.Collectors(), true, anyPort()
 		if cfg.Engine == nil { // the real media engine: the real timeline writers too
 			c.Timelines = nil
 		}

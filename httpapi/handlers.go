@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,6 +32,12 @@ const maxPatchBody = 4 << 20
 
 func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	id := identity(r)
+	release, err := s.uploads.acquire(id.Owner)
+	if err != nil {
+		s.createFailed(w, r, err)
+		return
+	}
+	defer release()
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var (
 		req   = jobs.CreateRequest{Owner: id.Owner}
@@ -54,7 +59,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		}
 		body, name, err := s.fetch.open(r.Context(), b.URL)
 		if err != nil {
-			writeError(w, err)
+			s.createFailed(w, r, err)
 			return
 		}
 		defer body.Close()
@@ -81,14 +86,11 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return
 		}
 		req.Name, req.Options = sanitizeName(r.Header.Get("X-Filename")), o
-		media = &limitedBody{r: r.Body, left: s.cfg.MaxUploadBytes}
+		media = &limitedBody{r: newUploadBody(w, r, s.cfg.UploadIdleTimeout), left: s.cfg.MaxUploadBytes}
 	}
 	j, err := s.cfg.Service.Create(r.Context(), req, media)
 	if err != nil {
-		if errors.Is(err, apiv1.ErrFileTooLarge) {
-			w.Header().Set("Connection", "close")
-		}
-		writeError(w, err)
+		s.createFailed(w, r, err)
 		return
 	}
 	w.Header().Set("Location", s.baseURL(r)+"/api/v1/jobs/"+j.ID)

@@ -118,7 +118,7 @@ func TestErrorStatuses(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) {
 		c.MaxUploadBytes = 1000
 		c.Ready = func(context.Context) error { return errors.New("database: connection refused") }
-		c.AllowPrivateURLs = true
+		c.AllowPrivateURLs, c.URLPorts = true, anyPort()
 		c.Timelines = func(w io.Writer, kind timeline.Kind, m *jobs.TimelineSource, o TimelineOptions) error {
 			return fmt.Errorf("%w: this plan needs 1200", timeline.ErrTooManyEvents)
 		}

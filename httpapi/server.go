@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -50,8 +51,25 @@ type Config struct {
 	// MaxUploadBytes limits an input (both forms); default 4 GiB.
 	MaxUploadBytes int64
 	// AllowPrivateURLs lets Form A download from private and loopback
-	// addresses: for tests and trusted networks only.
+	// addresses (only those: link-local, multicast and the other special
+	// ranges and the port list still apply): for tests and trusted
+	// networks only.
 	AllowPrivateURLs bool
+	// URLPorts are the ports Form A may download from; nil: DefaultURLPorts.
+	URLPorts []uint16
+	// FetchTimeout bounds a whole Form A download; 0: DefaultFetchTimeout,
+	// negative: none.
+	FetchTimeout time.Duration
+	// FetchMinRate is the lowest average rate (bytes/s) of a Form A
+	// download after DefaultFetchRateGrace; 0: DefaultFetchMinRate,
+	// negative: none.
+	FetchMinRate int64
+	// UploadIdleTimeout closes an upload whose body sends nothing for this
+	// long; 0: DefaultUploadIdleTimeout, negative: none.
+	UploadIdleTimeout time.Duration
+	// MaxUploadsPerKey caps the uploads (both forms) one key runs at once
+	// on this server; 0: DefaultMaxUploadsPerKey, negative: no cap.
+	MaxUploadsPerKey int
 	// Timelines writes timeline files; nil means WriteTimeline.
 	Timelines TimelineWriter
 	Logger    *slog.Logger // default slog.Default()
@@ -66,6 +84,10 @@ type Config struct {
 
 	// guard overrides the Form A dial guard (tests).
 	guard dialGuard
+	// fetchRateGrace overrides DefaultFetchRateGrace (tests).
+	fetchRateGrace time.Duration
+	// resolver overrides Form A's DNS resolver (tests).
+	resolver *net.Resolver
 }
 
 // server holds the handler's dependencies.
@@ -73,6 +95,7 @@ type server struct {
 	cfg      Config
 	log      *slog.Logger
 	fetch    *fetcher
+	uploads  *uploadSlots
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inflight prometheus.Gauge
@@ -85,6 +108,9 @@ func New(cfg Config) http.Handler {
 	}
 	if cfg.Timelines == nil {
 		cfg.Timelines = WriteTimeline
+	}
+	if cfg.UploadIdleTimeout == 0 {
+		cfg.UploadIdleTimeout = DefaultUploadIdleTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -117,11 +143,8 @@ func New(cfg Config) http.Handler {
 			s.log.Warn("metrics: collector not registered", "err", err)
 		}
 	}
-	guard := cfg.guard
-	if guard == nil && !cfg.AllowPrivateURLs {
-		guard = ssrfGuard()
-	}
-	s.fetch = newFetcher(guard, cfg.MaxUploadBytes)
+	s.fetch = newFetcher(cfg)
+	s.uploads = newUploadSlots(cfg.MaxUploadsPerKey)
 
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
