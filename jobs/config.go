@@ -22,6 +22,8 @@ type Config struct {
 	OriginalsTTL      time.Duration          // default 24h
 	OutputsTTL        time.Duration          // default 7*24h
 	RetentionInterval time.Duration          // retention sweep period, default 10 min
+	OrphanGrace       time.Duration          // age of an unaccounted-for object before the orphan sweep removes it, default 1h
+	OrphanInterval    time.Duration          // orphan sweep period, default 15 min
 	Transcriber       transcribe.Transcriber // nil: transcription unavailable
 	Logger            *slog.Logger           // default slog.Default()
 
@@ -111,6 +113,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RetentionInterval <= 0 {
 		c.RetentionInterval = DefaultRetentionInterval
+	}
+	if c.OrphanGrace <= 0 {
+		c.OrphanGrace = DefaultOrphanGrace
+	}
+	if c.OrphanInterval <= 0 {
+		c.OrphanInterval = DefaultOrphanInterval
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = 250 * time.Millisecond

@@ -99,6 +99,7 @@ func Open(ctx context.Context, cfg Config) (m *Manager, err error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &processWorker{m: m})
 	river.AddWorker(workers, &retentionWorker{m: m})
+	river.AddWorker(workers, &orphanWorker{m: m})
 	rcfg := &river.Config{
 		ID:                safeClientID(cfg.NodeID),
 		Logger:            cfg.Logger.With("component", "river", "node", cfg.NodeID),
@@ -123,6 +124,10 @@ func Open(ctx context.Context, cfg Config) (m *Manager, err error) {
 			river.NewPeriodicJob(river.PeriodicInterval(cfg.RetentionInterval),
 				func() (river.JobArgs, *river.InsertOpts) {
 					return retentionArgs{}, &river.InsertOpts{Queue: queueMaintenance}
+				}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanInterval),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return orphanArgs{}, &river.InsertOpts{Queue: queueMaintenance}
 				}, &river.PeriodicJobOpts{RunOnStart: true}),
 		}
 	}

@@ -411,7 +411,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		return nil, err
 	}
 	if oldOutput != "" {
-		_ = m.bucket.Delete(context.WithoutCancel(ctx), oldOutput)
+		m.deleteBlobs(context.WithoutCancel(ctx), oldOutput)
 	}
 	return rec.job(), nil
 }
@@ -452,7 +452,9 @@ func (m *Manager) deleteBlobs(ctx context.Context, keys ...string) {
 		}
 		if err := m.bucket.Delete(ctx, k); err != nil && !isBlobNotFound(err) {
 			m.log.Warn("delete file", "key", k, "err", err)
+			continue
 		}
+		m.pruneDirs(k)
 	}
 }
 
