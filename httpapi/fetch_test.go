@@ -320,7 +320,7 @@ func TestSlowOriginDropped(t *testing.T) {
 			}
 		}
 	}
-	slow := httptest.NewServer(trickle(time.Second/5, 1))     // 5 bytes/s
+	slow := httptest.NewServer(trickle(time.Second/5, 1))       // 5 bytes/s
 	steady := httptest.NewServer(trickle(time.Second/50, 1024)) // 50 KiB/s, endless
 	defer slow.Close()
 	defer steady.Close()

@@ -44,7 +44,7 @@ func TestParseKeyAndOrphan(t *testing.T) {
 		{"analyses/" + id + ".bin", expired, true, true},
 		{"analyses/" + id + ".bin.7f.tmp", busy, true, false},
 		{"outputs/" + id + "/3/a-autocut.mp3", done, true, false},
-		{"outputs/" + id + "/2/a-autocut.mp3", done, true, true}, // an earlier run's
+		{"outputs/" + id + "/2/a-autocut.mp3", done, true, true},  // an earlier run's
 		{"outputs/" + id + "/4/a-autocut.mp3", busy, true, false}, // the running run's
 		{"outputs/" + id + "/3/a-autocut.mp3", busy, true, true},  // replaced by the running run
 		{"outputs/" + id + "/4/a-autocut.mp3.1f2e.tmp", busy, true, false},

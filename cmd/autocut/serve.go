@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,11 @@ type serveFlags struct {
 	database, storage, role   string
 	leaseTTL                  time.Duration
 	partSize                  int
+	uploadIdle, fetchTimeout  time.Duration
+	fetchMinRate              int64
+	uploadsPerKey             int
+	urlPorts                  string
+	orphanGrace, orphanEvery  time.Duration
 }
 
 // runServe runs the v1 HTTP API until ctx is cancelled (SIGINT/SIGTERM),
@@ -60,6 +66,13 @@ func runServe(ctx context.Context, e env) error {
 	fs.StringVar(&f.role, "role", envOr("AUTOCUT_ROLE", "all"), "all, api (answers HTTP and enqueues) or worker (only works jobs; serves /healthz, /readyz and /metrics); also env AUTOCUT_ROLE")
 	fs.DurationVar(&f.leaseTTL, "lease-ttl", jobs.DefaultLeaseTTL, "how long a killed worker's running job waits before another worker takes it over")
 	fs.IntVar(&f.partSize, "s3-part-size", jobs.DefaultPartSize, "multipart part size of uploads to object storage, in bytes (at least 5 MiB)")
+	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", httpapi.DefaultUploadIdleTimeout, "close an upload whose body sends nothing for this long (408; its partial file is removed)")
+	fs.IntVar(&f.uploadsPerKey, "max-uploads-per-key", httpapi.DefaultMaxUploadsPerKey, "uploads (both forms) one API key may run at once on this node; more answer 429 (0: no cap)")
+	fs.DurationVar(&f.fetchTimeout, "fetch-timeout", httpapi.DefaultFetchTimeout, "longest URL download (connection, headers and body)")
+	fs.Int64Var(&f.fetchMinRate, "fetch-min-rate", httpapi.DefaultFetchMinRate, fmt.Sprintf("lowest average rate of a URL download in bytes/s, enforced after %s (0: none)", httpapi.DefaultFetchRateGrace))
+	fs.StringVar(&f.urlPorts, "url-ports", "80,443,8080,8443", "ports URL jobs may download from (comma-separated)")
+	fs.DurationVar(&f.orphanGrace, "orphan-grace", jobs.DefaultOrphanGrace, "age at which a stored file no job accounts for (a killed upload's temp file, a deleted job's analysis) is removed")
+	fs.DurationVar(&f.orphanEvery, "orphan-interval", jobs.DefaultOrphanInterval, "how often the orphan sweep runs (once per cluster)")
 	pos, err := parseInterspersed(fs, e.args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -73,6 +86,13 @@ func runServe(ctx context.Context, e env) error {
 	role, err := jobs.ParseRole(f.role)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	ports, err := parsePorts(f.urlPorts)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if f.uploadIdle <= 0 || f.fetchTimeout <= 0 || f.fetchMinRate < 0 || f.uploadsPerKey < 0 || f.orphanGrace <= 0 || f.orphanEvery <= 0 {
+		return usageError{"--upload-idle-timeout, --fetch-timeout, --orphan-grace and --orphan-interval must be positive; --fetch-min-rate and --max-uploads-per-key at least 0"}
 	}
 	if f.partSize < 5<<20 {
 		return usageError{fmt.Sprintf("--s3-part-size %d is below S3's minimum part size of 5 MiB (5242880)", f.partSize)}
@@ -111,15 +131,20 @@ func runServe(ctx context.Context, e env) error {
 	}
 
 	h := httpapi.New(httpapi.Config{
-		Service:          mgr,
-		Keys:             keys,
-		BaseURL:          f.baseURL,
-		MaxUploadBytes:   f.maxUpload,
-		AllowPrivateURLs: f.allowPrivate,
-		Web:              web.Handler(),
-		Logger:           log,
-		Collectors:       mgr.Collectors(),
-		Ready:            mgr.Ready,
+		Service:           mgr,
+		Keys:              keys,
+		BaseURL:           f.baseURL,
+		MaxUploadBytes:    f.maxUpload,
+		AllowPrivateURLs:  f.allowPrivate,
+		URLPorts:          ports,
+		FetchTimeout:      f.fetchTimeout,
+		FetchMinRate:      orNone(f.fetchMinRate),
+		UploadIdleTimeout: f.uploadIdle,
+		MaxUploadsPerKey:  int(orNone(int64(f.uploadsPerKey))),
+		Web:               web.Handler(),
+		Logger:            log,
+		Collectors:        mgr.Collectors(),
+		Ready:             mgr.Ready,
 	})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -203,7 +228,30 @@ func (f *serveFlags) jobsConfig(role jobs.Role, t transcribe.Transcriber, log *s
 		Role:              role,
 		LeaseTTL:          f.leaseTTL,
 		PartSize:          f.partSize,
+		OrphanGrace:       f.orphanGrace,
+		OrphanInterval:    f.orphanEvery,
 	}
+}
+
+// parsePorts parses --url-ports.
+func parsePorts(s string) ([]uint16, error) {
+	var ports []uint16
+	for _, f := range strings.Split(s, ",") {
+		p, err := strconv.ParseUint(strings.TrimSpace(f), 10, 16)
+		if err != nil || p == 0 {
+			return nil, fmt.Errorf("--url-ports: %q is not a port number", f)
+		}
+		ports = append(ports, uint16(p))
+	}
+	return ports, nil
+}
+
+// orNone maps a flag's 0 ("none") to the API config's -1 (its 0 is "default").
+func orNone(v int64) int64 {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 func envOr(name, def string) string {
