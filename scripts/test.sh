@@ -41,3 +41,19 @@ export AUTOCUT_REQUIRE_SERVERS=1
 
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...
+
+# The race detector over the packages that run goroutines (the job layer's
+# workers, leases and sweeps; the HTTP adapter's handlers, uploads and
+# downloads; the client's polling). dsp, plan and transcode start none.
+go test -race -count=1 -timeout 20m ./jobs/... ./httpapi/... ./client/...
+
+# Fuzz smoke: every Fuzz target of the module, AUTOCUT_FUZZTIME each
+# (default 20s). Targets are listed per package by go test -list, so new
+# ones run without changing this script.
+fuzztime="${AUTOCUT_FUZZTIME:-20s}"
+for pkg in $(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do
+  for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+    echo "fuzz $pkg $target ($fuzztime)" >&2
+    go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg"
+  done
+done
