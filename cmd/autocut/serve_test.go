@@ -275,6 +275,9 @@ func TestServeUsage(t *testing.T) {
 		{"serve", "--no-such-flag"},
 		{"serve", "--role", "boss"},
 		{"serve", "--s3-part-size", "1024"},
+		{"serve", "--url-ports", "80,http"},
+		{"serve", "--upload-idle-timeout", "0s"},
+		{"serve", "--orphan-grace", "-1h"},
 		{"serve", "--database", "postgres://127.0.0.1:1/x"}, // a shared database needs configured keys
 	} {
 		var stderr bytes.Buffer
