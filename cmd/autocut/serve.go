@@ -70,7 +70,7 @@ func runServe(ctx context.Context, e env) error {
 	fs.IntVar(&f.uploadsPerKey, "max-uploads-per-key", httpapi.DefaultMaxUploadsPerKey, "uploads (both forms) one API key may run at once on this node; more answer 429 (0: no cap)")
 	fs.DurationVar(&f.fetchTimeout, "fetch-timeout", httpapi.DefaultFetchTimeout, "longest URL download (connection, headers and body)")
 	fs.Int64Var(&f.fetchMinRate, "fetch-min-rate", httpapi.DefaultFetchMinRate, fmt.Sprintf("lowest average rate of a URL download in bytes/s, enforced after %s (0: none)", httpapi.DefaultFetchRateGrace))
-	fs.StringVar(&f.urlPorts, "url-ports", "80,443,8080,8443", "ports URL jobs may download from (comma-separated)")
+	fs.StringVar(&f.urlPorts, "url-ports", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(httpapi.DefaultURLPorts())), ","), "[]"), "ports URL jobs may download from (comma-separated)")
 	fs.DurationVar(&f.orphanGrace, "orphan-grace", jobs.DefaultOrphanGrace, "age at which a stored file no job accounts for (a killed upload's temp file, a deleted job's analysis) is removed")
 	fs.DurationVar(&f.orphanEvery, "orphan-interval", jobs.DefaultOrphanInterval, "how often the orphan sweep runs (once per cluster)")
 	pos, err := parseInterspersed(fs, e.args)
