@@ -68,7 +68,9 @@ func media(t *testing.T) string {
 
 func TestClientAgainstServer(t *testing.T) {
 	srv := server(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// Generous: scripts/test.sh runs this under -race too, which makes the
+	// real media pipeline several times slower on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c := New(srv.URL, "pro1")
 	c.PollInterval = 50 * time.Millisecond
@@ -183,7 +185,9 @@ func TestClientAgainstServer(t *testing.T) {
 // with ffprobe; the original downloads as uploaded.
 func TestClientSetCuts(t *testing.T) {
 	srv := server(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// Generous: scripts/test.sh runs this under -race too, which makes the
+	// real media pipeline several times slower on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c := New(srv.URL, "pro1")
 	c.PollInterval = 50 * time.Millisecond

@@ -174,6 +174,9 @@ func TestErrorStatuses(t *testing.T) {
 		{"404 original expired", map[string]error{"Update": fmt.Errorf("%w: upload it again", apiv1.ErrOriginalExpired)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 404, "original_expired"},
 		{"422 too many EDL events", nil, "GET", "/api/v1/jobs/" + id + "/timelines/edl", proKey, "", nil, 422, "too_many_events"},
 		{"503 not ready", nil, "GET", "/readyz", "", "", nil, 503, "not_ready"},
+		// (the real stall and cap: TestUploadIdleTimeout, TestUploadsPerKeyCap)
+		{"408 stalled upload", map[string]error{"Create": fmt.Errorf("store upload: %w", apiv1.ErrRequestTimeout)}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 408, "request_timeout"},
+		{"429 uploads per key", map[string]error{"Create": apiv1.ErrRateLimited}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 429, "rate_limited"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
