@@ -48,8 +48,9 @@ func TestCluster(t *testing.T) {
 	env := append([]string{"AUTOCUT_API_KEYS=k1:pro", "AUTOCUT_DATABASE=" + pg, "AUTOCUT_STORAGE=" + s3.URL()}, s3.Env()...)
 	const lease = 3 * time.Second
 	launch := func(role string) *server {
+		// (20 uploads of one key at once below: over the default cap of 4 per node)
 		return launchServer(t, bin, t.TempDir(), env, "--role", role, "--workers", "1",
-			"--lease-ttl", lease.String(), "--retention-interval", "1s")
+			"--lease-ttl", lease.String(), "--retention-interval", "1s", "--max-uploads-per-key", "20")
 	}
 	// Four nodes start at once: their migrations must not collide.
 	var nodes []*server
