@@ -274,7 +274,13 @@ func TestFailedJobMessagesForClients(t *testing.T) {
 			if l := leak.FindString(v.Error.Message); l != "" || strings.Contains(v.Error.Message, dataDir) {
 				t.Errorf("error.message shows %q: %s", l, v.Error.Message)
 			}
-			if !regexp.MustCompile(`msg="job failed" .*job=` + v.ID + ` .*err=`).MatchString(lw.String()) {
+			// The worker logs the failure just after it saves it: wait a little
+			// (under -race the gap is wide enough for the poll to fall in it).
+			logged := regexp.MustCompile(`msg="job failed" .*job=` + v.ID + ` .*err=`)
+			for deadline := time.Now().Add(5 * time.Second); !logged.MatchString(lw.String()) && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !logged.MatchString(lw.String()) {
 				t.Errorf("no log of the failure's details under the job id:\n%s", lw.String())
 			}
 		})
