@@ -45,7 +45,10 @@ go test -count=1 -timeout 30m "$@" ./...
 # The race detector over the packages that run goroutines (the job layer's
 # workers, leases and sweeps; the HTTP adapter's handlers, uploads and
 # downloads; the client's polling). dsp, plan and transcode start none.
-go test -race -count=1 -timeout 20m ./jobs/... ./httpapi/... ./client/...
+# httpapi's two real-media tests are left out here: they drive the same
+# handlers and job layer as the other end-to-end tests, through the decoders,
+# which -race slows about 8x (140 s of the step).
+go test -race -count=1 -timeout 20m -skip 'TestRealMediaEndToEnd|TestRealTranscriptionCutsFillers' ./jobs/... ./httpapi/... ./client/...
 
 # Fuzz smoke: every Fuzz target of the module, AUTOCUT_FUZZTIME each
 # (default 20s). Targets are listed per package by go test -list, so new
