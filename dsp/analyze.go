@@ -148,7 +148,8 @@ func (a *Analyzer) Write(p []float32) error {
 		n := int(min(int64(nf-off), a.frameEnd-a.pos))
 		a.segment(p[off*a.ch:(off+n)*a.ch], n)
 		if math.IsNaN(a.sq) || math.IsInf(a.sq, 0) {
-			return fmt.Errorf("dsp: non-finite sample (NaN or Inf) near %.3f s: %w", float64(a.pos)/float64(a.rate), ErrBadSamples)
+			// A float input holding NaN or Inf is damaged content.
+			return fmt.Errorf("dsp: non-finite sample (NaN or Inf) near %.3f s: %w: %w", float64(a.pos)/float64(a.rate), ErrBadSamples, ErrUnsupportedFormat)
 		}
 		off += n
 		a.pos += int64(n)

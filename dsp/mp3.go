@@ -149,8 +149,12 @@ func newMP3Stream(r io.Reader) (*mp3Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec, err := gomp3.NewDecoder(br)
+	var dec *gomp3.Decoder
+	err = mp3Call(func() (err error) { dec, err = gomp3.NewDecoder(br); return err })
 	if err != nil {
+		if errors.Is(err, ErrUnsupportedFormat) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("mp3: %v: %w", err, ErrUnsupportedFormat)
 	}
 	s := &mp3Stream{dec: dec, left: -1, buf: mp3BufPool.Get().(*[]byte)}
@@ -190,6 +194,18 @@ func (s *mp3Stream) Close() error {
 	return nil
 }
 
+// mp3Call runs fn, a call into the MP3 decoder, and turns a panic of the
+// decoder (go-mp3 indexes past its tables on some malformed frames) into
+// ErrUnsupportedFormat.
+func mp3Call(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("mp3: malformed frame (decoder: %v): %w", p, ErrUnsupportedFormat)
+		}
+	}()
+	return fn()
+}
+
 // Read fills p with whole frames.
 func (s *mp3Stream) Read(p []float32) (int, error) {
 	if s.done || s.buf == nil {
@@ -207,7 +223,8 @@ func (s *mp3Stream) Read(p []float32) (int, error) {
 	n := 0
 	for n == 0 {
 		max := min(want, len(buf)/4)
-		got, err := io.ReadAtLeast(s.dec, buf[:4*max], 4)
+		var got int
+		err := mp3Call(func() (err error) { got, err = io.ReadAtLeast(s.dec, buf[:4*max], 4); return err })
 		got -= got % 4
 		frames := got / 4
 		start := 0
