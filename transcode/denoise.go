@@ -59,9 +59,10 @@ func stftSize(rate int) int {
 	return n
 }
 
-// newDenoiser measures the noise profile of the input's silences and returns
-// src through the spectral gate.
-func newDenoiser(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, src dsp.Source) (dsp.Source, error) {
+// newDenoiser returns src through the spectral gate. The noise profile is
+// *noise when it is set, else measured on the input's silences and stored
+// in *noise, so the render's two passes measure it once.
+func newDenoiser(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, src dsp.Source, noise *[]float64) (dsp.Source, error) {
 	f := src.Format()
 	n := stftSize(f.SampleRate)
 	d := &denoiser{src: src, ch: f.Channels, n: n, h: n / 2, plan: newFFTPlan(n),
@@ -80,11 +81,13 @@ func newDenoiser(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []
 		}
 		d.gPrev = append(d.gPrev, g)
 	}
-	var err error
-	d.noise, err = d.profile(ctx, inputPath, a, cuts)
-	if err != nil {
-		return nil, err
+	if *noise == nil {
+		var err error
+		if *noise, err = d.profile(ctx, inputPath, a, cuts); err != nil {
+			return nil, err
+		}
 	}
+	d.noise = *noise
 	d.inBuf = make([]float32, stageBufFrames*d.ch)
 	return d, nil
 }

@@ -10,27 +10,90 @@ import (
 // limiterHalfTaps is half the length of the inter-sample peak interpolator.
 const limiterHalfTaps = 8
 
+// interpPhases are the 3 fractional phases (1/4, 2/4, 3/4) of the 4x
+// interpolator: Hann-windowed sinc, 2*limiterHalfTaps taps each, applied to
+// x[m-H+1] ... x[m+H] to estimate the signal between x[m] and x[m+1].
+type interpPhases [3][2 * limiterHalfTaps]float64
+
+func newInterpPhases() (ph interpPhases, bound float64) {
+	for k := 1; k <= 3; k++ {
+		frac := float64(k) / 4
+		for j := -limiterHalfTaps + 1; j <= limiterHalfTaps; j++ {
+			x := frac - float64(j)
+			w := 0.5 + 0.5*math.Cos(math.Pi*x/float64(limiterHalfTaps+1)) // Hann
+			s := 1.0
+			if x != 0 {
+				s = math.Sin(math.Pi*x) / (math.Pi * x)
+			}
+			ph[k-1][j+limiterHalfTaps-1] = s * w
+		}
+	}
+	// bound is the largest sum of |taps| of any phase: |interpolated| <= bound * max|x|.
+	bound = 1
+	for _, p := range ph {
+		s := 0.0
+		for _, v := range p {
+			s += math.Abs(v)
+		}
+		bound = max(bound, s)
+	}
+	return ph, bound
+}
+
+// peakAt returns the largest |value| of frame m's samples and of the 3
+// interpolated points after it, over all channels; x holds interleaved
+// frames and m is an index into it with H-1 frames before and H after.
+func (ph *interpPhases) peakAt(x []float32, ch, m int) float64 {
+	const H = limiterHalfTaps
+	peak := 0.0
+	for c := 0; c < ch; c++ {
+		w := x[(m-H+1)*ch+c : (m+H)*ch+c+1]
+		peak = max(peak, math.Abs(float64(w[(H-1)*ch])))
+		var s0, s1, s2 float64
+		for j := 0; j < 2*H; j++ {
+			v := float64(w[j*ch])
+			s0 += v * ph[0][j]
+			s1 += v * ph[1][j]
+			s2 += v * ph[2][j]
+		}
+		peak = max(peak, math.Abs(s0), math.Abs(s1), math.Abs(s2))
+	}
+	return peak
+}
+
 // limiterSource is a look-ahead true-peak limiter: it estimates the peak of
-// the 4x oversampled signal for every frame, and lowers the gain smoothly
-// ahead of any frame that would exceed the ceiling.
+// the 4x oversampled signal for the frames that could reach the ceiling,
+// and lowers the gain smoothly ahead of any frame that would exceed it.
 //
 // Gain: r[m] = min(1, ceiling/peak[m]); a sliding minimum of r over the
 // look-ahead window followed by a moving average over the same window gives
 // a gain that is never above r at a peak (every averaged window covers it)
 // and ramps over the window instead of stepping; release is exponential.
+//
+// Cheap paths: a frame whose samples (and the interpolator's neighbours)
+// stay below ceiling/bound cannot make a peak above the ceiling, so r = 1
+// with no interpolation; where no r < 1 lies within the look-ahead windows
+// the sliding minimum and average are 1 without being computed, and once the
+// release has come back to unity the frames are copied through.
+//
+// It works on whole buffers held in one linear slice (no per-frame ring
+// arithmetic, no allocation after the first Read).
 type limiterSource struct {
 	src     dsp.Source
 	ch      int
 	ceiling float64
-	look    int // look-ahead frames L
-	phases  [3][2 * limiterHalfTaps]float64
+	thresh  float64 // |x| below ceiling/bound cannot make an inter-sample peak above the ceiling
+	look    int     // look-ahead frames L
+	ph      interpPhases
 	rel     float64
 
-	hist    []float64 // per channel ring of the last 2H input samples
-	histPos int
-	delay   []float32 // ring of D+1 frames of input samples (D = H + L)
-	dPos    int
-	d       int
+	x    []float32 // interleaved frames [base, in)
+	base int64
+	in   int64 // frames received (zeros of the flush included)
+
+	lastBig int64 // last frame with a sample at or above thresh
+	lastLow int64 // last frame with r < 1
+	active  bool  // the sliding minimum and average are being tracked
 
 	rq          []float64 // sliding-min deque values
 	rqi         []int64   // and their indices
@@ -39,15 +102,10 @@ type limiterSource struct {
 	mSum        float64
 	mPos        int
 
-	in      int64   // frames received
-	bound   float64 // largest sum of |taps| of any phase: |interpolated| <= bound * max|x|
-	lastBig int64   // last frame with a sample that could reach the ceiling
-	out     int64   // frames emitted
-	gPrev   float64
-	total   int64 // frames in the input, known at its end
-	buf     []float32
-	zero    []float32
-	eof     bool
+	out   int64 // frames emitted
+	gPrev float64
+	total int64 // real frames in the input, known at its end
+	eof   bool
 }
 
 func newLimiter(src dsp.Source, ceilingDb, lookSec float64) *limiterSource {
@@ -58,94 +116,42 @@ func newLimiter(src dsp.Source, ceilingDb, lookSec float64) *limiterSource {
 		look:    max(1, int(lookSec*float64(f.SampleRate))),
 		rel:     1 - math.Exp(-1/(0.08*float64(f.SampleRate))),
 		gPrev:   1,
+		lastBig: -1 << 40,
+		lastLow: -1 << 40,
 	}
-	for k := 1; k <= 3; k++ {
-		frac := float64(k) / 4
-		for j := -limiterHalfTaps + 1; j <= limiterHalfTaps; j++ {
-			x := frac - float64(j)
-			w := 0.5 + 0.5*math.Cos(math.Pi*x/float64(limiterHalfTaps+1)) // Hann
-			s := 1.0
-			if x != 0 {
-				s = math.Sin(math.Pi*x) / (math.Pi * x)
-			}
-			l.phases[k-1][j+limiterHalfTaps-1] = s * w
-		}
-	}
-	l.bound = 1
-	for _, ph := range l.phases {
-		s := 0.0
-		for _, v := range ph {
-			s += math.Abs(v)
-		}
-		l.bound = max(l.bound, s)
-	}
-	l.lastBig = -1 << 40
-	l.hist = make([]float64, l.ch*2*limiterHalfTaps)
-	l.d = limiterHalfTaps + l.look
-	l.delay = make([]float32, (l.d+1)*l.ch)
+	var bound float64
+	l.ph, bound = newInterpPhases()
+	l.thresh = l.ceiling / bound * (1 - 1e-6) // rounding may only make it interpolate more
+	// The interpolator's history before the first frame is silence.
+	l.base = -2 * limiterHalfTaps
+	l.x = make([]float32, 2*limiterHalfTaps*l.ch)
 	l.rq = make([]float64, l.look+2)
 	l.rqi = make([]int64, l.look+2)
 	l.mRing = make([]float64, l.look+1)
-	for i := range l.mRing {
-		l.mRing[i] = 1
-	}
-	l.mSum = float64(l.look + 1)
 	return l
 }
 
 func (l *limiterSource) Format() dsp.Format { return l.src.Format() }
 
-// push feeds one input frame and, once the pipeline is full, writes one
-// output frame to dst (returning true).
-func (l *limiterSource) push(frame []float32, dst []float32) bool {
-	H := limiterHalfTaps
-	ch := l.ch
-	// history ring of the last 2H samples per channel
-	for c := 0; c < ch; c++ {
-		l.hist[c*2*H+l.histPos] = float64(frame[c])
+// delay is the limiter's latency in frames: H for the interpolator, L for the look-ahead.
+func (l *limiterSource) delay() int { return limiterHalfTaps + l.look }
+
+// reset puts the sliding minimum and average in the state they have after
+// a stretch of r = 1 ending at frame m-1.
+func (l *limiterSource) reset(m int64) {
+	l.rq[0], l.rqi[0] = 1, m-1
+	l.rHead, l.rLen = 0, 1
+	for i := range l.mRing {
+		l.mRing[i] = 1
 	}
-	l.histPos = (l.histPos + 1) % (2 * H)
-	// delay line
-	copy(l.delay[l.dPos*ch:(l.dPos+1)*ch], frame)
-	l.dPos = (l.dPos + 1) % (l.d + 1)
-	n := l.in
-	l.in++
-	m := n - int64(H) // frame whose inter-sample peaks are now computable
-	if m < 0 {
-		return false
-	}
-	// A frame far below the ceiling cannot make an inter-sample peak above
-	// it: skip the interpolation while no sample of the filter's span is big.
-	for c := 0; c < ch; c++ {
-		if math.Abs(float64(frame[c]))*l.bound >= l.ceiling {
-			l.lastBig = n
-		}
-	}
-	peak := 0.0
-	if n-l.lastBig >= int64(2*H) {
-		for c := 0; c < ch; c++ {
-			peak = max(peak, math.Abs(l.hist[c*2*H+(l.histPos+H-1)%(2*H)]))
-		}
-	}
-	for c := 0; c < ch && n-l.lastBig < int64(2*H); c++ {
-		h := l.hist[c*2*H : (c+1)*2*H]
-		// oldest sample in the ring is at histPos: x[m-H+1] ... x[m+H]
-		xm := h[(l.histPos+H-1)%(2*H)]
-		peak = max(peak, math.Abs(xm))
-		for k := 0; k < 3; k++ {
-			var s float64
-			ph := &l.phases[k]
-			for j := 0; j < 2*H; j++ {
-				s += h[(l.histPos+j)%(2*H)] * ph[j]
-			}
-			peak = max(peak, math.Abs(s))
-		}
-	}
-	r := 1.0
-	if peak > l.ceiling {
-		r = l.ceiling / peak
-	}
-	// sliding minimum over r[m-L..m]
+	l.mSum = float64(l.look + 1)
+	l.mPos = 0
+	l.active = true
+}
+
+// slide pushes r[m] into the sliding minimum over r[m-L..m] and returns the
+// moving average of the last L+1 minima: the gain of frame m-L.
+func (l *limiterSource) slide(r float64, m int64) float64 {
 	size := len(l.rq)
 	for l.rLen > 0 && l.rq[(l.rHead+l.rLen-1)%size] >= r {
 		l.rLen--
@@ -156,34 +162,80 @@ func (l *limiterSource) push(frame []float32, dst []float32) bool {
 		l.rHead = (l.rHead + 1) % size
 		l.rLen--
 	}
-	t := m - int64(l.look) // sliding-min value for frame t is now known
-	if t < -int64(l.look) {
-		return false
-	}
 	mv := l.rq[l.rHead]
 	l.mSum += mv - l.mRing[l.mPos]
 	l.mRing[l.mPos] = mv
-	l.mPos = (l.mPos + 1) % (l.look + 1)
-	if l.mPos == 0 { // re-add exactly once per window so the running sum cannot drift
+	l.mPos++
+	if l.mPos == len(l.mRing) { // re-add exactly once per window so the running sum cannot drift
+		l.mPos = 0
 		l.mSum = 0
 		for _, v := range l.mRing {
 			l.mSum += v
 		}
 	}
-	if t < 0 {
-		return false
+	return min(l.mSum/float64(l.look+1), 1)
+}
+
+// process runs frames [from, l.in) of l.x (global indices) through the
+// limiter, writing the frames that come out to dst; it returns the number
+// of samples written.
+func (l *limiterSource) process(from int64, dst []float32) int {
+	const H = limiterHalfTaps
+	ch, L := l.ch, int64(l.look)
+	x := l.x
+	thresh := float32(l.thresh)
+	n := 0
+	for g := from; g < l.in; g++ {
+		i := int(g - l.base)
+		for _, v := range x[i*ch : (i+1)*ch] {
+			if v >= thresh || -v >= thresh {
+				l.lastBig = g
+			}
+		}
+		m := g - H // frame whose inter-sample peaks are now computable
+		if m < 0 {
+			continue
+		}
+		r := 1.0
+		if g-l.lastBig < 2*H {
+			if peak := l.ph.peakAt(x, ch, int(m-l.base)); peak > l.ceiling {
+				r = l.ceiling / peak
+				l.lastLow = m
+			}
+		}
+		t := m - L // frame whose gain is now known
+		avg := 1.0
+		if l.lastLow >= m-2*L { // some r < 1 in [t-L, t+L]
+			if !l.active {
+				l.reset(m)
+			}
+			avg = l.slide(r, m)
+		} else {
+			l.active = false
+		}
+		if t < 0 {
+			continue
+		}
+		gn := avg
+		if avg > l.gPrev {
+			gn = l.gPrev + (avg-l.gPrev)*l.rel
+			if avg == 1 && gn > 1-1e-9 {
+				gn = 1 // inaudible, and lets the copy path resume
+			}
+		}
+		l.gPrev = gn
+		k := int(t - l.base)
+		if gn == 1 {
+			copy(dst[n:n+ch], x[k*ch:(k+1)*ch])
+		} else {
+			for c := 0; c < ch; c++ {
+				dst[n+c] = float32(float64(x[k*ch+c]) * gn)
+			}
+		}
+		n += ch
+		l.out++
 	}
-	g := min(l.mSum/float64(l.look+1), 1)
-	if g > l.gPrev {
-		g = l.gPrev + (g-l.gPrev)*l.rel
-	}
-	l.gPrev = g
-	// output frame t is the oldest in the delay line
-	src := l.delay[l.dPos*ch : (l.dPos+1)*ch]
-	for c := 0; c < ch; c++ {
-		dst[c] = float32(float64(src[c]) * g)
-	}
-	return true
+	return n
 }
 
 func (l *limiterSource) Read(p []float32) (int, error) {
@@ -192,38 +244,42 @@ func (l *limiterSource) Read(p []float32) (int, error) {
 	if frames == 0 {
 		return 0, nil
 	}
-	if cap(l.buf) < frames*ch {
-		l.buf = make([]float32, frames*ch)
-		l.zero = make([]float32, ch)
+	const H = limiterHalfTaps
+	keep := int64(max(l.delay(), 2*H))
+	if need := (int(keep) + frames) * ch; cap(l.x) < need {
+		nx := make([]float32, need)
+		copy(nx, l.x)
+		l.x = nx
 	}
-	n := 0
-	for n == 0 {
+	l.x = l.x[:cap(l.x)]
+	for {
+		if l.eof && l.out >= l.total {
+			return 0, io.EOF
+		}
+		// Keep the frames still needed: the next output's and the interpolator's history.
+		if from := max(l.in-keep, l.base); from > l.base {
+			copy(l.x, l.x[int(from-l.base)*ch:int(l.in-l.base)*ch])
+			l.base = from
+		}
+		start := l.in
+		off := int(l.in - l.base)
 		if l.eof {
-			// flush: feed zeros until every real frame is out
-			for l.out < l.total && n+ch <= len(p) {
-				if l.push(l.zero, p[n:n+ch]) {
-					n += ch
-					l.out++
-				}
+			// flush: zeros until every real frame is out
+			k := min(frames, int(l.total+int64(l.delay())-l.in))
+			clear(l.x[off*ch : (off+k)*ch])
+			l.in += int64(k)
+		} else {
+			m, err := l.src.Read(l.x[off*ch : (off+frames)*ch])
+			l.in += int64(m / ch)
+			if err == io.EOF {
+				l.eof = true
+				l.total = l.in
+			} else if err != nil {
+				return l.process(start, p), err
 			}
-			if n == 0 {
-				return 0, io.EOF
-			}
+		}
+		if n := l.process(start, p); n > 0 {
 			return n, nil
 		}
-		m, err := l.src.Read(l.buf[:frames*ch])
-		for i := 0; i+ch <= m; i += ch {
-			if l.push(l.buf[i:i+ch], p[n:n+ch]) {
-				n += ch
-				l.out++
-			}
-		}
-		if err == io.EOF {
-			l.eof = true
-			l.total = l.in
-		} else if err != nil {
-			return n, err
-		}
 	}
-	return n, nil
 }

@@ -212,54 +212,35 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 		}
 	}
 
-	// Pass 1: loudness of the chain's output.
-	gain := 1.0
-	if target, ok := normalizationOf(o.Normalize); ok && o.Normalize != plan.NormalizeNone {
-		var lufs float64
-		if !o.Rumble && !o.Denoise {
-			lufs = a.LoudnessOf(keep) // the kept audio is unchanged but for fades: no decode needed
-		} else {
-			lufs, err = measureChain(ctx, inputPath, a, p.Cuts, spans, o)
-			if err != nil {
-				return nil, err
-			}
-		}
-		res.LoudnessIn = lufs
-		if !math.IsInf(lufs, -1) && !math.IsNaN(lufs) {
-			res.GainDb = target - lufs
-			gain = math.Pow(10, res.GainDb/20)
-		}
-	}
-
 	ceiling := -1.3 // dBTP, with margin for the limiter's estimate
 	if res.Format != "wav" {
 		ceiling = -2.0 // lossy encoders overshoot the input's true peak a little
 	}
-	normalize := o.Normalize != "" && o.Normalize != "none"
-	if target, ok := normalizationOf(o.Normalize); ok && res.GainDb != 0 && a.Loudness.TruePeak+res.GainDb > ceiling-0.5 {
-		// The limiter will work and lower the loudness a little: measure the
-		// limited result and correct the gain (at most three passes).
-		for i := 0; i < 3; i++ {
-			got, err := measureLimited(ctx, inputPath, a, p.Cuts, spans, o, gain, ceiling)
-			if err != nil {
-				return nil, err
-			}
-			if math.IsInf(got, -1) || math.Abs(target-got) < 0.15 {
-				break
-			}
-			res.GainDb += target - got
-			gain = math.Pow(10, res.GainDb/20)
+	normalize := o.Normalize != "" && o.Normalize != plan.NormalizeNone
+	gain := 1.0
+	var noise []float64 // the denoiser's profile, measured once for both passes
+	if target, ok := normalizationOf(o.Normalize); ok && normalize {
+		if res.LoudnessIn, res.GainDb, err = normalizationGain(ctx, inputPath, a, p.Cuts, keep, spans, o, target, ceiling, &noise); err != nil {
+			return nil, err
 		}
+		gain = math.Pow(10, res.GainDb/20)
 	}
 
-	// Pass 2: the chain, then the encoder.
-	src, closeSrc, err := buildChain(ctx, inputPath, a, p.Cuts, spans, o)
+	// The encode: the chain and gain in a goroutine of their own, the
+	// limiter and the encoder in this one (and ffmpeg in its process).
+	chain, closeSrc, err := buildChain(ctx, inputPath, a, p.Cuts, spans, o, &noise)
 	if err != nil {
 		return nil, err
 	}
 	defer closeSrc()
+	if normalize && gain != 1 {
+		chain = &gainSource{src: chain, gain: float32(gain)}
+	}
+	async := newAsyncSource(chain, 4)
+	defer async.Close()
+	var src dsp.Source = async
 	if normalize {
-		src = newLimiter(&gainSource{src: src, gain: float32(gain)}, ceiling, 0.005)
+		src = newLimiter(src, ceiling, limiterLook)
 	}
 	count := &countSource{src: src, total: totalOut, progress: progress}
 	src = count
@@ -327,8 +308,9 @@ func createTemp(dir, prefix string) (*os.File, error) {
 }
 
 // buildChain opens the input and stacks the stages before gain: keep
-// ranges with fades, then rumble and denoise.
-func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options) (dsp.Source, func(), error) {
+// ranges with fades, then rumble and denoise (with the noise profile in
+// *noise, measured and stored there when nil).
+func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64) (dsp.Source, func(), error) {
 	st, err := dsp.Open(ctx, inputPath)
 	if err != nil {
 		return nil, nil, err
@@ -338,7 +320,7 @@ func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []p
 		src = newHighPass(src, 70)
 	}
 	if o.Denoise {
-		src, err = newDenoiser(ctx, inputPath, a, cuts, src)
+		src, err = newDenoiser(ctx, inputPath, a, cuts, src, noise)
 		if err != nil {
 			st.Close()
 			return nil, nil, err
@@ -347,32 +329,55 @@ func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []p
 	return src, func() { st.Close() }, nil
 }
 
-// measureChain runs the chain once and measures its integrated loudness.
-func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options) (float64, error) {
-	src, closeSrc, err := buildChain(ctx, inputPath, a, cuts, spans, o)
-	if err != nil {
-		return 0, err
+// limiterLook is the limiter's look-ahead in seconds.
+const limiterLook = 0.005
+
+// normalizationGain returns the loudness of the chain's output (LUFS) and
+// the gain (dB) that brings it to target through the limiter.
+//
+// When the chain leaves the kept audio as it is (no rumble, no denoise) and
+// the limiter cannot engage (the input's true peak plus the gain stays
+// below the ceiling), the analysis's loudness blocks are enough: no decode.
+// Otherwise one pass measures the chain's output (measureChain) and the
+// limiter's effect is predicted from it (solveGain) rather than run.
+func normalizationGain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, keep []dsp.Range, spans [][2]int64, o Options, target, ceiling float64, noise *[]float64) (lufs, gainDb float64, err error) {
+	est := a.LoudnessOf(keep) // the kept audio, unchanged but for fades
+	if math.IsInf(est, -1) || math.IsNaN(est) {
+		return est, 0, nil
 	}
-	defer closeSrc()
-	an, err := dsp.Analyze(ctx, src, dsp.Info{}, nil)
-	if err != nil {
-		return 0, err
+	if !o.Rumble && !o.Denoise && a.Loudness.TruePeak+target-est <= ceiling-0.5 {
+		return est, target - est, nil
 	}
-	return an.Loudness.Integrated, nil
+	// Interpolated peaks are measured where they could reach the ceiling
+	// at up to 6 dB more gain than the estimate (filters rarely lower the
+	// loudness that much; past it the sample peaks still count).
+	m, err := measureChain(ctx, inputPath, a, cuts, spans, o, noise, ceiling, math.Pow(10, (target-est+6)/20))
+	if err != nil {
+		return 0, 0, err
+	}
+	lufs = integrated(m.blocks(1, nil))
+	if math.IsInf(lufs, -1) || math.IsNaN(lufs) {
+		return lufs, 0, nil
+	}
+	return lufs, m.solveGain(target, lufs, ceiling, limiterLook), nil
 }
 
-// measureLimited runs the chain through gain and limiter and measures the result's integrated loudness.
-func measureLimited(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, gain, ceiling float64) (float64, error) {
-	src, closeSrc, err := buildChain(ctx, inputPath, a, cuts, spans, o)
+// measureChain runs the chain once (decode, keep and filters in a
+// goroutine, the meter in this one) and returns its measurement.
+func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64) (*chainMeter, error) {
+	src, closeSrc, err := buildChain(ctx, inputPath, a, cuts, spans, o, noise)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer closeSrc()
-	an, err := dsp.Analyze(ctx, newLimiter(&gainSource{src: src, gain: float32(gain)}, ceiling, 0.005), dsp.Info{}, nil)
-	if err != nil {
-		return 0, err
+	async := newAsyncSource(src, 4)
+	defer async.Close()
+	m := newChainMeter(src.Format(), math.Pow(10, ceilingDb/20), maxGain, framesOf(spans))
+	if err := pump(ctx, async, m.write); err != nil {
+		return nil, err
 	}
-	return an.Loudness.Integrated, nil
+	m.finish()
+	return m, nil
 }
 
 // pump reads src to the end, handing each buffer to sink.

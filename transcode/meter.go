@@ -1,0 +1,273 @@
+package transcode
+
+import (
+	"math"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// The normalization's measurement pass. chainMeter measures the chain's
+// output (before gain) once: its K-weighted energy and the peak the limiter
+// will meet, per 10 ms cell. From these, normalization predicts what the
+// limiter will do at any gain (predictLoudness) instead of running it.
+
+// Analog prototype of the ITU-R BS.1770-4 K-weighting (the same constants
+// as dsp's analyzer): a high shelf of about +4 dB at 1.68 kHz and the RLB
+// high-pass at 38 Hz, bilinear-transformed at the actual rate.
+const (
+	kShelfF0   = 1681.974450955533
+	kShelfGain = 3.999843853973347 // dB
+	kShelfQ    = 0.7071752369554196
+	kShelfVbE  = 0.4996667741545416
+	kRLBF0     = 38.13547087602444
+	kRLBQ      = 0.5003270373238773
+)
+
+// kWeighting returns the BS.1770-4 shelf and RLB high-pass for rate.
+func kWeighting(rate int) (shelf, rlb biquad) {
+	fs := float64(rate)
+	k := math.Tan(math.Pi * kShelfF0 / fs)
+	vh := math.Pow(10, kShelfGain/20)
+	vb := math.Pow(vh, kShelfVbE)
+	a0 := 1 + k/kShelfQ + k*k
+	shelf = biquad{
+		b0: (vh + vb*k/kShelfQ + k*k) / a0,
+		b1: 2 * (k*k - vh) / a0,
+		b2: (vh - vb*k/kShelfQ + k*k) / a0,
+		a1: 2 * (k*k - 1) / a0,
+		a2: (1 - k/kShelfQ + k*k) / a0,
+	}
+	k = math.Tan(math.Pi * kRLBF0 / fs)
+	a0 = 1 + k/kRLBQ + k*k
+	rlb = biquad{b0: 1, b1: -2, b2: 1, a1: 2 * (k*k - 1) / a0, a2: (1 - k/kRLBQ + k*k) / a0}
+	return shelf, rlb
+}
+
+// meterCell is what the measurement keeps of 10 ms of the chain's output
+// (8 bytes: 2.9 MB per hour).
+type meterCell struct {
+	e    float32 // sum over the cell's frames of the channel-weighted K-weighted squares
+	peak float32 // largest |sample|, or interpolated peak where it could reach the ceiling
+}
+
+// kHist is one channel's K-weighting history (Direct Form I).
+type kHist struct{ x1, x2, y1, y2, z1, z2 float64 }
+
+// chainMeter is a sink measuring 10 ms cells. Time is cut at
+// round(k*rate/100) frames, as dsp's analyzer cuts it, so ten cells are one
+// of its 100 ms loudness blocks.
+type chainMeter struct {
+	ch          int
+	rate        int64
+	shelf, rlb  biquad
+	ks          []kHist
+	w           []float64
+	ph          interpPhases
+	thresh      float32 // frames with a sample at or above get interpolated peaks
+	cells       []meterCell
+	pos         int64 // frames measured
+	cellEnd     int64 // end of the current cell
+	curE, curPk float64
+
+	hx      []float32 // interpolator history: interleaved frames [hBase, pos)
+	hBase   int64
+	lastBig int64
+}
+
+// newChainMeter returns a meter for f. Interpolated peaks are computed only
+// near frames whose |sample| * maxGain could make an inter-sample peak at
+// or above ceiling (linear); maxGain <= 0 means everywhere.
+func newChainMeter(f dsp.Format, ceiling, maxGain float64, expectFrames int64) *chainMeter {
+	m := &chainMeter{ch: f.Channels, rate: int64(f.SampleRate), ks: make([]kHist, f.Channels),
+		w: dsp.ChannelWeights(f.Channels), lastBig: -1 << 40}
+	m.shelf, m.rlb = kWeighting(f.SampleRate)
+	var bound float64
+	m.ph, bound = newInterpPhases()
+	if maxGain > 0 {
+		m.thresh = float32(ceiling / bound / maxGain * (1 - 1e-6))
+	}
+	m.cellEnd = m.boundary(1)
+	if expectFrames > 0 {
+		m.cells = make([]meterCell, 0, min(expectFrames*100/m.rate+2, 4*3600*100))
+	}
+	m.hBase = -2 * limiterHalfTaps
+	m.hx = make([]float32, 2*limiterHalfTaps*m.ch)
+	return m
+}
+
+// boundary is the first frame of cell k.
+func (m *chainMeter) boundary(k int64) int64 { return (k*m.rate + 50) / 100 }
+
+// write measures interleaved frames.
+func (m *chainMeter) write(p []float32) error {
+	ch := m.ch
+	nf := len(p) / ch
+	start := m.pos
+	bufMax := float32(0)
+	for off := 0; off < nf; {
+		n := int(min(int64(nf-off), m.cellEnd-m.pos))
+		seg := p[off*ch : (off+n)*ch]
+		pk := m.kSegment(seg)
+		bufMax = max(bufMax, pk)
+		m.curPk = max(m.curPk, float64(pk))
+		off += n
+		m.pos += int64(n)
+		if m.pos == m.cellEnd {
+			m.cells = append(m.cells, meterCell{e: float32(m.curE), peak: float32(m.curPk)})
+			m.curE, m.curPk = 0, 0
+			m.cellEnd = m.boundary(int64(len(m.cells)) + 1)
+		}
+	}
+	m.peaks(p, start, bufMax)
+	return nil
+}
+
+// kSegment K-weights a segment lying in one cell, adds its weighted squares
+// to the cell and returns its largest |sample|.
+func (m *chainMeter) kSegment(seg []float32) float32 {
+	ch := m.ch
+	s, r := m.shelf, m.rlb
+	var pk float32
+	c := 0
+	for ; c+1 < ch; c += 2 { // two channels at once: independent recursions overlap
+		h0, h1 := m.ks[c], m.ks[c+1]
+		var e0, e1 float64
+		for i := c; i+1 < len(seg); i += ch {
+			a, b := seg[i], seg[i+1]
+			pk = max(pk, a, -a, b, -b)
+			x0, x1 := float64(a), float64(b)
+			y0 := s.b0*x0 + s.b1*h0.x1 + s.b2*h0.x2 - s.a1*h0.y1 - s.a2*h0.y2
+			y1 := s.b0*x1 + s.b1*h1.x1 + s.b2*h1.x2 - s.a1*h1.y1 - s.a2*h1.y2
+			z0 := y0 - 2*h0.y1 + h0.y2 - r.a1*h0.z1 - r.a2*h0.z2
+			z1 := y1 - 2*h1.y1 + h1.y2 - r.a1*h1.z1 - r.a2*h1.z2
+			h0.x2, h0.x1, h0.y2, h0.y1, h0.z2, h0.z1 = h0.x1, x0, h0.y1, y0, h0.z1, z0
+			h1.x2, h1.x1, h1.y2, h1.y1, h1.z2, h1.z1 = h1.x1, x1, h1.y1, y1, h1.z1, z1
+			e0 += z0 * z0
+			e1 += z1 * z1
+		}
+		m.ks[c], m.ks[c+1] = flushK(h0), flushK(h1)
+		m.curE += m.w[c]*e0 + m.w[c+1]*e1
+	}
+	if c < ch {
+		h := m.ks[c]
+		var e float64
+		for i := c; i < len(seg); i += ch {
+			a := seg[i]
+			pk = max(pk, a, -a)
+			x := float64(a)
+			y := s.b0*x + s.b1*h.x1 + s.b2*h.x2 - s.a1*h.y1 - s.a2*h.y2
+			z := y - 2*h.y1 + h.y2 - r.a1*h.z1 - r.a2*h.z2
+			h.x2, h.x1, h.y2, h.y1, h.z2, h.z1 = h.x1, x, h.y1, y, h.z1, z
+			e += z * z
+		}
+		m.ks[c] = flushK(h)
+		m.curE += m.w[c] * e
+	}
+	return pk
+}
+
+// flushK zeroes history too small to matter, so silence never drives the
+// recursions into slow denormal arithmetic.
+func flushK(h kHist) kHist {
+	for _, v := range []*float64{&h.x1, &h.x2, &h.y1, &h.y2, &h.z1, &h.z2} {
+		if math.Abs(*v) < 1e-30 {
+			*v = 0
+		}
+	}
+	return h
+}
+
+// peaks adds the interpolated peaks of the frames near a big sample to
+// their cells. p holds frames [start, m.pos); bufMax is its largest |sample|.
+func (m *chainMeter) peaks(p []float32, start int64, bufMax float32) {
+	const H = limiterHalfTaps
+	ch := m.ch
+	// history: the last 2H frames before start, then p
+	keepFrom := max(start-2*H, m.hBase)
+	hx := m.hx[int(keepFrom-m.hBase)*ch : int(start-m.hBase)*ch]
+	need := len(hx) + len(p)
+	if cap(m.hx) < need {
+		nx := make([]float32, need, need+need/2)
+		copy(nx, hx)
+		m.hx = nx
+	} else {
+		copy(m.hx, hx)
+		m.hx = m.hx[:need]
+	}
+	copy(m.hx[len(hx):], p)
+	m.hBase = keepFrom
+	end := m.pos
+	if bufMax < m.thresh {
+		// no big sample in p: only the frames within reach of an earlier one
+		end = min(end, m.lastBig+2*H)
+	}
+	for g := start; g < end; g++ {
+		i := int(g - m.hBase)
+		for _, v := range m.hx[i*ch : (i+1)*ch] {
+			if v >= m.thresh || -v >= m.thresh {
+				m.lastBig = g
+			}
+		}
+		if g-m.lastBig < 2*H && g-H >= 0 {
+			m.addPeak(g-H, m.ph.peakAt(m.hx, ch, int(g-H-m.hBase)))
+		}
+	}
+}
+
+// addPeak raises the peak of the cell holding frame f.
+func (m *chainMeter) addPeak(f int64, pk float64) {
+	k := len(m.cells)
+	for k > 0 && f < m.boundary(int64(k)) {
+		k--
+	}
+	if k == len(m.cells) {
+		m.curPk = max(m.curPk, pk)
+	} else {
+		m.cells[k].peak = max(m.cells[k].peak, float32(pk))
+	}
+}
+
+// finish measures the interpolated peaks of the last frames (against
+// silence after them) and the final partial cell.
+func (m *chainMeter) finish() {
+	const H = limiterHalfTaps
+	if m.lastBig+2*H > m.pos {
+		pos, cellEnd := m.pos, m.cellEnd
+		m.peaks(make([]float32, H*m.ch), pos, 0)
+		m.pos, m.cellEnd = pos, cellEnd
+	}
+	if m.curE > 0 || m.curPk > 0 {
+		m.cells = append(m.cells, meterCell{e: float32(m.curE), peak: float32(m.curPk)})
+		m.curE, m.curPk = 0, 0
+	}
+}
+
+// blocks returns the 100 ms block energies (channel-weighted mean squares)
+// of the measured output at gain (linear), each cell's energy scaled by
+// g2 (its mean squared limiter gain) when g2 is not nil; a final partial
+// block is left out.
+func (m *chainMeter) blocks(gain float64, g2 []float64) []float64 {
+	nb := int(m.pos * 10 / m.rate) // complete blocks
+	for nb > 0 && m.boundary(int64(nb)*10) > m.pos {
+		nb--
+	}
+	out := make([]float64, nb)
+	for b := range out {
+		s := 0.0
+		for k := 10 * b; k < 10*b+10 && k < len(m.cells); k++ {
+			e := float64(m.cells[k].e)
+			if g2 != nil {
+				e *= g2[k]
+			}
+			s += e
+		}
+		out[b] = s * gain * gain / float64(m.boundary(int64(10*b+10))-m.boundary(int64(10*b)))
+	}
+	return out
+}
+
+// integrated returns the gated integrated loudness (LUFS) of 100 ms blocks.
+func integrated(blocks []float64) float64 {
+	a := dsp.Analysis{Blocks: blocks, BlockSec: 0.1}
+	return a.LoudnessOf([]dsp.Range{{Start: 0, End: float64(len(blocks)) * 0.1}})
+}
