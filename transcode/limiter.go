@@ -83,7 +83,6 @@ type limiterSource struct {
 	ch      int
 	ceiling float64
 	thresh  float64 // |x| below ceiling/bound cannot make an inter-sample peak above the ceiling
-	look    int     // look-ahead frames L
 	ph      interpPhases
 	rel     float64
 
@@ -93,14 +92,7 @@ type limiterSource struct {
 
 	lastBig int64 // last frame with a sample at or above thresh
 	lastLow int64 // last frame with r < 1
-	active  bool  // the sliding minimum and average are being tracked
-
-	rq          []float64 // sliding-min deque values
-	rqi         []int64   // and their indices
-	rHead, rLen int
-	mRing       []float64 // last L+1 sliding-min values
-	mSum        float64
-	mPos        int
+	gainLaw
 
 	out   int64 // frames emitted
 	gPrev float64
@@ -113,7 +105,7 @@ func newLimiter(src dsp.Source, ceilingDb, lookSec float64) *limiterSource {
 	l := &limiterSource{
 		src: src, ch: f.Channels,
 		ceiling: math.Pow(10, ceilingDb/20),
-		look:    max(1, int(lookSec*float64(f.SampleRate))),
+		gainLaw: newGainLaw(max(1, int(lookSec*float64(f.SampleRate)))),
 		rel:     1 - math.Exp(-1/(0.08*float64(f.SampleRate))),
 		gPrev:   1,
 		lastBig: -1 << 40,
@@ -125,10 +117,27 @@ func newLimiter(src dsp.Source, ceilingDb, lookSec float64) *limiterSource {
 	// The interpolator's history before the first frame is silence.
 	l.base = -2 * limiterHalfTaps
 	l.x = make([]float32, 2*limiterHalfTaps*l.ch)
-	l.rq = make([]float64, l.look+2)
-	l.rqi = make([]int64, l.look+2)
-	l.mRing = make([]float64, l.look+1)
 	return l
+}
+
+// gainLaw turns the ratios r[m] = min(1, ceiling/peak[m]) into the gain
+// before release: a sliding minimum of r over look+1 steps, then a moving
+// average of the minima over look+1 steps. It keeps its state only while
+// active: after a stretch of r = 1 as long as both windows, the gain is 1
+// and reset rebuilds the state that stretch would have left.
+type gainLaw struct {
+	look        int       // look-ahead steps L
+	active      bool      // the sliding minimum and average are being tracked
+	rq          []float64 // sliding-min deque values
+	rqi         []int64   // and their indices
+	rHead, rLen int
+	mRing       []float64 // last L+1 sliding-min values
+	mSum        float64
+	mPos        int
+}
+
+func newGainLaw(look int) gainLaw {
+	return gainLaw{look: look, rq: make([]float64, look+2), rqi: make([]int64, look+2), mRing: make([]float64, look+1)}
 }
 
 func (l *limiterSource) Format() dsp.Format { return l.src.Format() }
@@ -138,7 +147,7 @@ func (l *limiterSource) delay() int { return limiterHalfTaps + l.look }
 
 // reset puts the sliding minimum and average in the state they have after
 // a stretch of r = 1 ending at frame m-1.
-func (l *limiterSource) reset(m int64) {
+func (l *gainLaw) reset(m int64) {
 	l.rq[0], l.rqi[0] = 1, m-1
 	l.rHead, l.rLen = 0, 1
 	for i := range l.mRing {
@@ -151,7 +160,7 @@ func (l *limiterSource) reset(m int64) {
 
 // slide pushes r[m] into the sliding minimum over r[m-L..m] and returns the
 // moving average of the last L+1 minima: the gain of frame m-L.
-func (l *limiterSource) slide(r float64, m int64) float64 {
+func (l *gainLaw) slide(r float64, m int64) float64 {
 	size := len(l.rq)
 	for l.rLen > 0 && l.rq[(l.rHead+l.rLen-1)%size] >= r {
 		l.rLen--

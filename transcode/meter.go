@@ -43,12 +43,42 @@ func kWeighting(rate int) (shelf, rlb biquad) {
 	return shelf, rlb
 }
 
-// meterCell is what the measurement keeps of 10 ms of the chain's output
-// (8 bytes: 2.9 MB per hour).
-type meterCell struct {
-	e    float32 // sum over the cell's frames of the channel-weighted K-weighted squares
-	peak float32 // largest |sample|, or interpolated peak where it could reach the ceiling
+// Cells. The measurement keeps, for every 2 ms of the chain's output, its
+// energy and peak as two 16-bit logarithmic codes (4 bytes: 7.2 MB per
+// hour), fine enough for the limiter's model to see a click apart from the
+// speech around it, small enough to keep for a 4-hour input; the 100 ms
+// loudness blocks are kept exactly besides.
+const (
+	cellsPerSec   = 500
+	cellsPerBlock = cellsPerSec / 10
+	codeStepDb    = 0.006 // resolution of a code (the error is at most half of it)
+	codeFloorDb   = -300  // code 1; code 0 is zero
+)
+
+// meterCell is one 2 ms cell: its energy (sum over its frames of the
+// channel-weighted K-weighted squares) and the largest |sample|, or the
+// interpolated peak where it could reach the ceiling, as codes (dbCode).
+type meterCell struct{ e, peak uint16 }
+
+// dbCode encodes a level in dB (10 log10 of an energy, 20 log10 of a peak).
+func dbCode(db float64) uint16 {
+	if math.IsInf(db, -1) || math.IsNaN(db) {
+		return 0
+	}
+	return uint16(min(max(math.Round((db-codeFloorDb)/codeStepDb)+1, 1), math.MaxUint16))
 }
+
+// codeDb decodes a code to dB (-inf for 0).
+func codeDb(c uint16) float64 {
+	if c == 0 {
+		return math.Inf(-1)
+	}
+	return codeFloorDb + float64(c-1)*codeStepDb
+}
+
+// energy and peakOf decode a cell's values (linear).
+func (c meterCell) energy() float64 { return math.Pow(10, codeDb(c.e)/10) }
+func (c meterCell) peakOf() float64 { return math.Pow(10, codeDb(c.peak)/20) }
 
 // kHist is one channel's K-weighting history (Direct Form I).
 type kHist struct{ x1, x2, y1, y2, z1, z2 float64 }
@@ -65,9 +95,12 @@ type chainMeter struct {
 	ph          interpPhases
 	thresh      float32 // frames with a sample at or above get interpolated peaks
 	cells       []meterCell
-	pos         int64 // frames measured
+	cellPk      []float64 // linear peaks of the cells not yet final (interpolation may raise them)
+	blockE      []float64 // energy of each complete 100 ms block
+	pos         int64     // frames measured
 	cellEnd     int64 // end of the current cell
 	curE, curPk float64
+	blockSum    float64 // energy of the current block's complete cells
 
 	hx      []float32 // interpolator history: interleaved frames [hBase, pos)
 	hBase   int64
@@ -88,15 +121,18 @@ func newChainMeter(f dsp.Format, ceiling, maxGain float64, expectFrames int64) *
 	}
 	m.cellEnd = m.boundary(1)
 	if expectFrames > 0 {
-		m.cells = make([]meterCell, 0, min(expectFrames*100/m.rate+2, 4*3600*100))
+		n := min(expectFrames*cellsPerSec/m.rate+2, 4*3600*cellsPerSec)
+		m.cells = make([]meterCell, 0, n)
+		m.blockE = make([]float64, 0, n/cellsPerBlock+1)
 	}
 	m.hBase = -2 * limiterHalfTaps
 	m.hx = make([]float32, 2*limiterHalfTaps*m.ch)
 	return m
 }
 
-// boundary is the first frame of cell k.
-func (m *chainMeter) boundary(k int64) int64 { return (k*m.rate + 50) / 100 }
+// boundary is the first frame of cell k: round(k*rate/500), so every 50th
+// is the boundary of a 100 ms block as dsp's analyzer cuts them.
+func (m *chainMeter) boundary(k int64) int64 { return (k*m.rate + cellsPerSec/2) / cellsPerSec }
 
 // write measures interleaved frames.
 func (m *chainMeter) write(p []float32) error {
@@ -113,9 +149,7 @@ func (m *chainMeter) write(p []float32) error {
 		off += n
 		m.pos += int64(n)
 		if m.pos == m.cellEnd {
-			m.cells = append(m.cells, meterCell{e: float32(m.curE), peak: float32(m.curPk)})
-			m.curE, m.curPk = 0, 0
-			m.cellEnd = m.boundary(int64(len(m.cells)) + 1)
+			m.endCell()
 		}
 	}
 	m.peaks(p, start, bufMax)
@@ -212,9 +246,40 @@ func (m *chainMeter) peaks(p []float32, start int64, bufMax float32) {
 			m.addPeak(g-H, m.ph.peakAt(m.hx, ch, int(g-H-m.hBase)))
 		}
 	}
+	m.seal()
 }
 
-// addPeak raises the peak of the cell holding frame f.
+// endCell closes the current cell. Its peak stays open (in cellPk) for the
+// interpolated peaks of its last frames, known H frames later.
+func (m *chainMeter) endCell() {
+	m.cellPk = append(m.cellPk, m.curPk)
+	m.cells = append(m.cells, meterCell{e: dbCode(10 * math.Log10(m.curE))})
+	m.blockSum += m.curE
+	m.curE, m.curPk = 0, 0
+	k := int64(len(m.cells))
+	if k%cellsPerBlock == 0 {
+		m.blockE = append(m.blockE, m.blockSum)
+		m.blockSum = 0
+	}
+	m.cellEnd = m.boundary(k + 1)
+}
+
+// seal makes final the peaks of the cells whose frames' interpolated
+// peaks have all been measured (those ending H frames or more before pos).
+func (m *chainMeter) seal() {
+	for len(m.cellPk) > 0 && m.boundary(int64(len(m.cells)-len(m.cellPk)+1))+limiterHalfTaps <= m.pos {
+		m.sealPeak()
+	}
+}
+
+// sealPeak writes the oldest open peak into its cell.
+func (m *chainMeter) sealPeak() {
+	i := len(m.cells) - len(m.cellPk)
+	m.cells[i].peak = dbCode(20 * math.Log10(m.cellPk[0]))
+	m.cellPk = m.cellPk[:copy(m.cellPk, m.cellPk[1:])]
+}
+
+// addPeak raises the peak of the cell holding frame f (which is open).
 func (m *chainMeter) addPeak(f int64, pk float64) {
 	k := len(m.cells)
 	for k > 0 && f < m.boundary(int64(k)) {
@@ -222,8 +287,8 @@ func (m *chainMeter) addPeak(f int64, pk float64) {
 	}
 	if k == len(m.cells) {
 		m.curPk = max(m.curPk, pk)
-	} else {
-		m.cells[k].peak = max(m.cells[k].peak, float32(pk))
+	} else if j := k - (len(m.cells) - len(m.cellPk)); j >= 0 {
+		m.cellPk[j] = max(m.cellPk[j], pk)
 	}
 }
 
@@ -236,32 +301,30 @@ func (m *chainMeter) finish() {
 		m.peaks(make([]float32, H*m.ch), pos, 0)
 		m.pos, m.cellEnd = pos, cellEnd
 	}
-	if m.curE > 0 || m.curPk > 0 {
-		m.cells = append(m.cells, meterCell{e: float32(m.curE), peak: float32(m.curPk)})
-		m.curE, m.curPk = 0, 0
+	if m.pos > m.boundary(int64(len(m.cells))) {
+		m.endCell()
+	}
+	for len(m.cellPk) > 0 {
+		m.sealPeak()
 	}
 }
 
 // blocks returns the 100 ms block energies (channel-weighted mean squares)
 // of the measured output at gain (linear), each cell's energy scaled by
-// g2 (its mean squared limiter gain) when g2 is not nil; a final partial
-// block is left out.
+// g2[cell] (its mean squared limiter gain) when g2 is not nil; a final
+// partial block is left out.
 func (m *chainMeter) blocks(gain float64, g2 []float64) []float64 {
-	nb := int(m.pos * 10 / m.rate) // complete blocks
-	for nb > 0 && m.boundary(int64(nb)*10) > m.pos {
-		nb--
-	}
-	out := make([]float64, nb)
-	for b := range out {
-		s := 0.0
-		for k := 10 * b; k < 10*b+10 && k < len(m.cells); k++ {
-			e := float64(m.cells[k].e)
-			if g2 != nil {
-				e *= g2[k]
+	out := make([]float64, len(m.blockE))
+	for b, e := range m.blockE {
+		if g2 != nil {
+			for k := b * cellsPerBlock; k < (b+1)*cellsPerBlock; k++ {
+				if g2[k] < 1 {
+					e -= m.cells[k].energy() * (1 - g2[k])
+				}
 			}
-			s += e
 		}
-		out[b] = s * gain * gain / float64(m.boundary(int64(10*b+10))-m.boundary(int64(10*b)))
+		n := m.boundary(int64(b+1)*cellsPerBlock) - m.boundary(int64(b)*cellsPerBlock)
+		out[b] = max(e, 0) * gain * gain / float64(n)
 	}
 	return out
 }

@@ -6,77 +6,77 @@ import "math"
 // limits, so the normalization gain must be a little more than target minus
 // measured loudness. Instead of running gain + limiter + a loudness meter
 // over the whole input again (and again, to converge), the measurement pass
-// kept each 10 ms cell's energy and the peak the limiter will meet in it;
-// limitedGains replays the limiter's gain law on a 1 ms grid from these
+// kept each 2 ms cell's energy and the peak the limiter will meet in it;
+// limitedGains replays the limiter's gain law on a 0.5 ms grid from these
 // peaks, which is cheap and lands within a few hundredths of an LU of the
 // real limiter on speech (TestPredictedLoudnessMatchesLimiter).
 
-// predictSteps is the number of 1 ms steps the model divides a cell into.
-const predictSteps = 10
+// predictSteps is the number of steps the model divides a 2 ms cell into.
+const predictSteps = 4
 
 // limitedGains returns, for every measured cell, the mean square of the
 // gain the limiter will apply to it when the chain's output is amplified by
 // gain and limited at ceiling (both linear) with lookSec of look-ahead; nil
 // when no peak reaches the ceiling (the limiter leaves everything as is).
 //
-// The model follows limiterSource at 1 ms resolution, with each cell's peak
-// at its centre: r = ceiling/peak at the peak, a sliding minimum of r over
-// the look-ahead and a moving average over the same window (the attack),
-// and the one-pole release of 80 ms. Energy is taken as spread evenly over
-// the cell.
+// The model runs the limiter's own gain law (gainLaw) and release on a
+// 0.5 ms grid, each cell's peak on its centre step; energy is taken as
+// spread evenly over the cell. Stretches far from any peak over the
+// ceiling, after the release has come back to unity, cost one comparison
+// per cell.
 func (m *chainMeter) limitedGains(gain, ceiling, lookSec float64) []float64 {
 	cells := m.cells
-	reaches := false
-	for _, c := range cells {
-		if float64(c.peak)*gain > ceiling {
-			reaches = true
+	over := dbCode(20*math.Log10(ceiling/gain)) + 1 // a peak code at or above it exceeds the ceiling
+	first := -1
+	for i, c := range cells {
+		if c.peak >= over {
+			first = i
 			break
 		}
 	}
-	if !reaches {
+	if first < 0 {
 		return nil
 	}
 	const Q = predictSteps
-	L := max(1, int(math.Round(lookSec*1000)))
-	rel := 1 - math.Exp(-1.0/80) // per 1 ms step
-	// r of step j: the ratio at a cell's centre step, 1 elsewhere.
-	r := func(j int) float64 {
-		if j < 0 || j%Q != Q/2 || j/Q >= len(cells) {
-			return 1
-		}
-		if p := float64(cells[j/Q].peak) * gain; p > ceiling {
-			return ceiling / p
-		}
-		return 1
-	}
-	low := func(i int) bool { // cell i has r < 1
-		return i >= 0 && i < len(cells) && float64(cells[i].peak)*gain > ceiling
-	}
-	reach := (2*L+Q)/Q + 1 // cells whose centre can be in a step's window
+	stepSec := 1.0 / (cellsPerSec * Q)
+	L := max(1, int(math.Round(lookSec/stepSec)))
+	rel := 1 - math.Exp(-stepSec/0.08)
+	law := newGainLaw(L)
+	reach := (2*L)/Q + 2 // cells ahead whose peak can lower a step's gain
 	g2 := make([]float64, len(cells))
 	g := 1.0
+	lastLow := int64(-1 << 40) // last step with r < 1
+	next := first              // next cell over the ceiling at or after i
 	for i := range cells {
-		near := false
-		for k := i - reach; k <= i+reach && !near; k++ {
-			near = low(k)
+		if next < i {
+			next = i
+			for next < len(cells) && cells[next].peak < over {
+				next++
+			}
 		}
-		if !near && g == 1 {
+		j0 := int64(i) * Q
+		if g == 1 && next > i+reach && lastLow < j0-int64(2*L) {
 			g2[i] = 1
+			law.active = false
 			continue
 		}
 		acc := 0.0
-		for j := i * Q; j < i*Q+Q; j++ {
+		for s := 0; s < Q; s++ {
+			// Step j's sliding minimum reaches r of step j+L.
+			jr := j0 + int64(s) + int64(L)
+			r := 1.0
+			if c := jr / Q; jr%Q == Q/2 && int(c) < len(cells) && cells[c].peak >= over {
+				r = min(1, ceiling/(cells[c].peakOf()*gain))
+				lastLow = jr
+			}
 			avg := 1.0
-			if near {
-				s := 0.0
-				for k := j - L; k <= j; k++ {
-					mv := 1.0
-					for q := k; q <= k+L; q++ {
-						mv = min(mv, r(q))
-					}
-					s += mv
+			if lastLow >= jr-int64(2*L) {
+				if !law.active {
+					law.reset(jr)
 				}
-				avg = min(s/float64(L+1), 1)
+				avg = law.slide(r, jr)
+			} else {
+				law.active = false
 			}
 			if avg > g {
 				g += (avg - g) * rel
@@ -92,6 +92,10 @@ func (m *chainMeter) limitedGains(gain, ceiling, lookSec float64) []float64 {
 	}
 	return g2
 }
+
+// maxLimiterLoss caps the loudness the normalization asks the limiter to
+// take away (LU): a target that needs more is out of reach of a limiter.
+const maxLimiterLoss = 10
 
 // solveGain returns the gain (dB) that brings the measured output to
 // target LUFS through a limiter at ceilingDb with lookSec of look-ahead,
@@ -112,6 +116,10 @@ func (m *chainMeter) solveGain(target, lufs, ceilingDb, lookSec float64) float64
 			return gDb
 		}
 		d := target - got
+		if gDb+d > target-lufs+maxLimiterLoss {
+			// Out of reach: the limiter would flatten the programme.
+			return target - lufs + maxLimiterLoss
+		}
 		gDb += d
 		if math.Abs(d) < 0.005 {
 			break
