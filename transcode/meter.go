@@ -98,7 +98,7 @@ type chainMeter struct {
 	cellPk      []float64 // linear peaks of the cells not yet final (interpolation may raise them)
 	blockE      []float64 // energy of each complete 100 ms block
 	pos         int64     // frames measured
-	cellEnd     int64 // end of the current cell
+	cellEnd     int64     // end of the current cell
 	curE, curPk float64
 	blockSum    float64 // energy of the current block's complete cells
 
