@@ -310,18 +310,14 @@ func (m *chainMeter) finish() {
 }
 
 // blocks returns the 100 ms block energies (channel-weighted mean squares)
-// of the measured output at gain (linear), each cell's energy scaled by
-// g2[cell] (its mean squared limiter gain) when g2 is not nil; a final
-// partial block is left out.
-func (m *chainMeter) blocks(gain float64, g2 []float64) []float64 {
+// of the measured output at gain (linear), less loss[block] (energy the
+// limiter takes, see limitedLoss) when loss is not nil; a final partial
+// block is left out.
+func (m *chainMeter) blocks(gain float64, loss []float64) []float64 {
 	out := make([]float64, len(m.blockE))
 	for b, e := range m.blockE {
-		if g2 != nil {
-			for k := b * cellsPerBlock; k < (b+1)*cellsPerBlock; k++ {
-				if g2[k] < 1 {
-					e -= m.cells[k].energy() * (1 - g2[k])
-				}
-			}
+		if loss != nil {
+			e -= loss[b]
 		}
 		n := m.boundary(int64(b+1)*cellsPerBlock) - m.boundary(int64(b)*cellsPerBlock)
 		out[b] = max(e, 0) * gain * gain / float64(n)

@@ -7,24 +7,25 @@ import "math"
 // measured loudness. Instead of running gain + limiter + a loudness meter
 // over the whole input again (and again, to converge), the measurement pass
 // kept each 2 ms cell's energy and the peak the limiter will meet in it;
-// limitedGains replays the limiter's gain law on a 0.5 ms grid from these
+// limitedLoss replays the limiter's gain law on a 0.5 ms grid from these
 // peaks, which is cheap and lands within a few hundredths of an LU of the
 // real limiter on speech (TestPredictedLoudnessMatchesLimiter).
 
 // predictSteps is the number of steps the model divides a 2 ms cell into.
 const predictSteps = 4
 
-// limitedGains returns, for every measured cell, the mean square of the
-// gain the limiter will apply to it when the chain's output is amplified by
-// gain and limited at ceiling (both linear) with lookSec of look-ahead; nil
-// when no peak reaches the ceiling (the limiter leaves everything as is).
+// limitedLoss returns, for every measured 100 ms block, the energy (before
+// gain) the limiter will take from it when the chain's output is amplified
+// by gain and limited at ceiling (both linear) with lookSec of look-ahead:
+// the sum over its cells of energy * (1 - mean square gain); nil when no
+// peak reaches the ceiling (the limiter leaves everything as is).
 //
 // The model runs the limiter's own gain law (gainLaw) and release on a
 // 0.5 ms grid, each cell's peak on its centre step; energy is taken as
 // spread evenly over the cell. Stretches far from any peak over the
 // ceiling, after the release has come back to unity, cost one comparison
 // per cell.
-func (m *chainMeter) limitedGains(gain, ceiling, lookSec float64) []float64 {
+func (m *chainMeter) limitedLoss(gain, ceiling, lookSec float64) []float64 {
 	cells := m.cells
 	over := dbCode(20*math.Log10(ceiling/gain)) + 1 // a peak code at or above it exceeds the ceiling
 	first := -1
@@ -43,7 +44,7 @@ func (m *chainMeter) limitedGains(gain, ceiling, lookSec float64) []float64 {
 	rel := 1 - math.Exp(-stepSec/0.08)
 	law := newGainLaw(L)
 	reach := (2*L)/Q + 2 // cells ahead whose peak can lower a step's gain
-	g2 := make([]float64, len(cells))
+	loss := make([]float64, len(m.blockE))
 	g := 1.0
 	lastLow := int64(-1 << 40) // last step with r < 1
 	next := first              // next cell over the ceiling at or after i
@@ -56,7 +57,6 @@ func (m *chainMeter) limitedGains(gain, ceiling, lookSec float64) []float64 {
 		}
 		j0 := int64(i) * Q
 		if g == 1 && next > i+reach && lastLow < j0-int64(2*L) {
-			g2[i] = 1
 			law.active = false
 			continue
 		}
@@ -88,9 +88,11 @@ func (m *chainMeter) limitedGains(gain, ceiling, lookSec float64) []float64 {
 			}
 			acc += g * g
 		}
-		g2[i] = acc / Q
+		if b := i / cellsPerBlock; acc < Q && b < len(loss) {
+			loss[b] += cells[i].energy() * (1 - acc/Q)
+		}
 	}
-	return g2
+	return loss
 }
 
 // maxLimiterLoss caps the loudness the normalization asks the limiter to
@@ -99,7 +101,7 @@ const maxLimiterLoss = 10
 
 // solveGain returns the gain (dB) that brings the measured output to
 // target LUFS through a limiter at ceilingDb with lookSec of look-ahead,
-// predicted with limitedGains; lufs is the output's measured loudness.
+// predicted with limitedLoss; lufs is the output's measured loudness.
 func (m *chainMeter) solveGain(target, lufs, ceilingDb, lookSec float64) float64 {
 	ceiling := math.Pow(10, ceilingDb/20)
 	gDb := target - lufs
@@ -107,11 +109,11 @@ func (m *chainMeter) solveGain(target, lufs, ceilingDb, lookSec float64) float64
 	// as much as the gain does, so the steps never overshoot.
 	for i := 0; i < 30; i++ {
 		g := math.Pow(10, gDb/20)
-		g2 := m.limitedGains(g, ceiling, lookSec)
-		if g2 == nil {
+		loss := m.limitedLoss(g, ceiling, lookSec)
+		if loss == nil {
 			return gDb
 		}
-		got := integrated(m.blocks(g, g2))
+		got := integrated(m.blocks(g, loss))
 		if math.IsInf(got, -1) || math.IsNaN(got) {
 			return gDb
 		}
