@@ -2,28 +2,39 @@ package transcode
 
 import (
 	"context"
+	"encoding/binary"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/autocut-dev/autocut/dsp"
 )
 
-// benchInput makes a 10-minute 44.1 kHz stereo 16-bit WAV of pink noise
-// bursts (speech-like level changes) and a plan that keeps most of it in 200 pieces.
-func benchInput(b *testing.B) (string, *dsp.Analysis, []dsp.Range) {
+// benchInput makes a WAV of sec seconds, 44.1 kHz stereo 16-bit, of pink
+// noise bursts (speech-like level changes) and the keep ranges of a plan
+// that keeps most of it in pieces of 2.5 s.
+func benchInput(b *testing.B, sec int) (string, *dsp.Analysis, []dsp.Range) {
 	b.Helper()
-	in := gen(b, "bench.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=5:amplitude=0.2:d=600",
+	in := gen(b, "bench.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=5:amplitude=0.2:d="+itoa(sec),
 		"-af", "volume='if(lt(mod(t,3),2.4),1,0.01)':eval=frame", "-ar", "44100", "-ac", "2", "-c:a", "pcm_s16le")
 	a := analyze(b, in)
 	var keep []dsp.Range
-	for s := 0.0; s < 600; s += 3 {
+	for s := 0.0; s < float64(sec); s += 3 {
 		keep = append(keep, dsp.Range{Start: s, End: s + 2.5})
 	}
 	return in, a, keep
 }
 
+func itoa(n int) string { return ftoa(float64(n)) }
+
+// BenchmarkRenderWAV renders 10 minutes to WAV with rumble, without and
+// with podcast normalization (measurement pass + encode).
 func BenchmarkRenderWAV(b *testing.B) {
 	for _, norm := range []string{"none", "podcast"} {
 		b.Run("normalize="+norm, func(b *testing.B) { benchRenderWAV(b, norm) })
@@ -31,7 +42,7 @@ func BenchmarkRenderWAV(b *testing.B) {
 }
 
 func benchRenderWAV(b *testing.B, norm string) {
-	in, a, keep := benchInput(b)
+	in, a, keep := benchInput(b, 600)
 	p := planOf(600, keep...)
 	out := filepath.Join(b.TempDir(), "out.wav")
 	b.ReportAllocs()
@@ -43,14 +54,40 @@ func benchRenderWAV(b *testing.B, norm string) {
 	b.ReportMetric(600*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
 }
 
+// BenchmarkRenderWAVVsLoudnorm alternates our WAV render (podcast, rumble)
+// with one ffmpeg loudnorm pass over the same 2-minute input, and reports
+// how many times faster ours is (the machine's load hits both alike).
+func BenchmarkRenderWAVVsLoudnorm(b *testing.B) {
+	in, a, keep := benchInput(b, 120)
+	p := planOf(120, keep...)
+	dir := b.TempDir()
+	var ours, theirs time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := Render(context.Background(), in, a, p, Options{Format: "wav", Normalize: "podcast", Rumble: true}, filepath.Join(dir, "o.wav"), nil); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if out, err := exec.Command("ffmpeg", "-v", "error", "-y", "-i", in, "-af", "loudnorm=I=-16:TP=-1.5", "-ar", "44100", filepath.Join(dir, "f.wav")).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		ours += t1.Sub(t0)
+		theirs += time.Since(t1)
+	}
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "x_faster_than_loudnorm")
+	b.ReportMetric(120*float64(b.N)/ours.Seconds(), "x_realtime")
+}
+
 // BenchmarkRenderMP3VsFFmpeg compares our whole mp3 render (decode, cut,
-// rumble, normalize with its extra pass, encode) with ffmpeg encoding the
-// same WAV alone: the encoder is the floor.
+// rumble, normalize with its measurement pass, encode) with ffmpeg
+// encoding the same WAV alone: the encoder is the floor.
 func BenchmarkRenderMP3VsFFmpeg(b *testing.B) {
-	in, a, keep := benchInput(b)
+	in, a, keep := benchInput(b, 600)
 	p := planOf(600, keep...)
 	dir := b.TempDir()
 	var ours, theirs time.Duration
+	b.ReportAllocs()
 	for b.Loop() {
 		t0 := time.Now()
 		if _, err := Render(context.Background(), in, a, p, Options{Format: "mp3", Normalize: "podcast", Rumble: true}, filepath.Join(dir, "o.mp3"), nil); err != nil {
@@ -65,4 +102,88 @@ func BenchmarkRenderMP3VsFFmpeg(b *testing.B) {
 	}
 	b.ReportMetric(ours.Seconds()/theirs.Seconds(), "ratio_vs_ffmpeg")
 	b.ReportMetric(600*float64(b.N)/ours.Seconds(), "x_realtime")
+}
+
+// BenchmarkRender3hHeap renders 3 hours (44.1 kHz stereo, podcast, rumble)
+// to io.Discard and reports the largest heap in use while it runs. The
+// input is never on disk: a named pipe serves a WAV made on the fly (10 s
+// of bursts, repeated) each time it is opened (analysis, measurement,
+// encode).
+func BenchmarkRender3hHeap(b *testing.B) {
+	const sec, rate, ch = 3 * 3600, 44100, 2
+	fifo := filepath.Join(b.TempDir(), "long.wav")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		b.Skipf("mkfifo: %v", err)
+	}
+	loop := make([]byte, 10*rate*ch*2)
+	x := burstySignal(ch, 10*rate, 11)
+	for i, v := range x {
+		binary.LittleEndian.PutUint16(loop[2*i:], uint16(int16(max(-1, min(1, v*0.3))*32767)))
+	}
+	serve := func() error {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h, err := wavHeader(dsp.Format{SampleRate: rate, Channels: ch}, 16, sec*rate)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(h); err != nil {
+			return err
+		}
+		for i := 0; i < sec/10; i++ {
+			if _, err := f.Write(loop); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	opens := func(n int) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				if err := serve(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	opens(1)
+	a := analyze(b, fifo)
+	wg.Wait()
+	p := planOf(float64(sec), dsp.Range{Start: 0, End: float64(sec)})
+	var peak uint64
+	for b.Loop() {
+		opens(2)
+		runtime.GC()
+		done := make(chan struct{})
+		var mu sync.Mutex
+		go func() {
+			var ms runtime.MemStats
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				runtime.ReadMemStats(&ms)
+				mu.Lock()
+				peak = max(peak, ms.HeapInuse)
+				mu.Unlock()
+			}
+		}()
+		if _, err := RenderTo(context.Background(), fifo, a, p, Options{Format: "wav", Normalize: "podcast", Rumble: true}, io.Discard, nil); err != nil {
+			b.Fatal(err)
+		}
+		close(done)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak_heap_MB")
+	b.ReportMetric(sec*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
 }
