@@ -143,3 +143,23 @@ func BenchmarkLimiter(b *testing.B) {
 		})
 	}
 }
+
+// TestHighPassStereoMatchesMono: the stereo path of the rumble filter (both
+// channels and sections in one loop) gives each channel what the mono path
+// gives it alone.
+func TestHighPassStereoMatchesMono(t *testing.T) {
+	x := burstySignal(2, 44100, 5)
+	got := readSource(t, newHighPass(&sliceSource{f: dsp.Format{SampleRate: 44100, Channels: 2}, x: x, max: 1000}, 70), 4096)
+	for c := 0; c < 2; c++ {
+		mono := make([]float32, len(x)/2)
+		for i := range mono {
+			mono[i] = x[2*i+c]
+		}
+		want := readSource(t, newHighPass(&sliceSource{f: dsp.Format{SampleRate: 44100, Channels: 1}, x: mono, max: 777}, 70), 4096)
+		for i := range want {
+			if d := math.Abs(float64(got[2*i+c] - want[i])); d > 1e-6 {
+				t.Fatalf("channel %d frame %d: stereo %g, mono %g", c, i, got[2*i+c], want[i])
+			}
+		}
+	}
+}

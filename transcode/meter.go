@@ -102,22 +102,24 @@ type chainMeter struct {
 	curE, curPk float64
 	blockSum    float64 // energy of the current block's complete cells
 
-	hx      []float32 // interpolator history: interleaved frames [hBase, pos)
-	hBase   int64
-	lastBig int64
+	hx    []float32 // interpolator history: interleaved frames [hBase, pos)
+	hBase int64
 }
 
 // newChainMeter returns a meter for f. Interpolated peaks are computed only
-// near frames whose |sample| * maxGain could make an inter-sample peak at
-// or above ceiling (linear); maxGain <= 0 means everywhere.
+// between two frames one of which has a |sample| * maxGain within 6 dB of
+// ceiling (linear), as an inter-sample peak more than 6 dB over both its
+// neighbours takes content at the Nyquist frequency; maxGain <= 0 means
+// everywhere. (The limiter itself interpolates wherever its bound allows a
+// peak over the ceiling: the meter only predicts.)
 func newChainMeter(f dsp.Format, ceiling, maxGain float64, expectFrames int64) *chainMeter {
 	m := &chainMeter{ch: f.Channels, rate: int64(f.SampleRate), ks: make([]kHist, f.Channels),
-		w: dsp.ChannelWeights(f.Channels), lastBig: -1 << 40}
+		w: dsp.ChannelWeights(f.Channels)}
 	m.shelf, m.rlb = kWeighting(f.SampleRate)
 	var bound float64
 	m.ph, bound = newInterpPhases()
 	if maxGain > 0 {
-		m.thresh = float32(ceiling / bound / maxGain * (1 - 1e-6))
+		m.thresh = float32(ceiling / max(bound, 2) / maxGain * (1 - 1e-6))
 	}
 	m.cellEnd = m.boundary(1)
 	if expectFrames > 0 {
@@ -232,18 +234,21 @@ func (m *chainMeter) peaks(p []float32, start int64, bufMax float32) {
 	m.hBase = keepFrom
 	end := m.pos
 	if bufMax < m.thresh {
-		// no big sample in p: only the frames within reach of an earlier one
-		end = min(end, m.lastBig+2*H)
+		// no big sample in p: only the frames next to an earlier one
+		end = min(end, start+H)
 	}
-	for g := start; g < end; g++ {
-		i := int(g - m.hBase)
+	big := func(k int64) bool {
+		i := int(k - m.hBase)
 		for _, v := range m.hx[i*ch : (i+1)*ch] {
 			if v >= m.thresh || -v >= m.thresh {
-				m.lastBig = g
+				return true
 			}
 		}
-		if g-m.lastBig < 2*H && g-H >= 0 {
-			m.addPeak(g-H, m.ph.peakAt(m.hx, ch, int(g-H-m.hBase)))
+		return false
+	}
+	for g := start; g < end; g++ {
+		if k := g - H; k >= 0 && (big(k) || big(k+1)) {
+			m.addPeak(k, m.ph.peakAt(m.hx, ch, int(k-m.hBase)))
 		}
 	}
 	m.seal()
@@ -296,11 +301,10 @@ func (m *chainMeter) addPeak(f int64, pk float64) {
 // silence after them) and the final partial cell.
 func (m *chainMeter) finish() {
 	const H = limiterHalfTaps
-	if m.lastBig+2*H > m.pos {
-		pos, cellEnd := m.pos, m.cellEnd
-		m.peaks(make([]float32, H*m.ch), pos, 0)
-		m.pos, m.cellEnd = pos, cellEnd
-	}
+	pos := m.pos
+	m.pos += H // silence after the end, for the last frames' interpolation
+	m.peaks(make([]float32, H*m.ch), pos, 0)
+	m.pos = pos
 	if m.pos > m.boundary(int64(len(m.cells))) {
 		m.endCell()
 	}

@@ -176,6 +176,7 @@ func highPassSections(fc float64, rate int) []biquad {
 // filterSource runs each channel through a cascade of biquads.
 type filterSource struct {
 	src   dsp.Source
+	ch    int
 	secs  []biquad
 	state [][4]float64 // per channel per section: x1, x2, y1, y2
 }
@@ -184,31 +185,71 @@ type filterSource struct {
 func newHighPass(src dsp.Source, fc float64) *filterSource {
 	f := src.Format()
 	secs := highPassSections(fc, f.SampleRate)
-	return &filterSource{src: src, secs: secs, state: make([][4]float64, f.Channels*len(secs))}
+	return &filterSource{src: src, ch: f.Channels, secs: secs, state: make([][4]float64, f.Channels*len(secs))}
 }
 
 func (h *filterSource) Format() dsp.Format { return h.src.Format() }
 
 func (h *filterSource) Read(p []float32) (int, error) {
 	n, err := h.src.Read(p)
-	ch := h.src.Format().Channels
-	for c := 0; c < ch; c++ {
-		for s, q := range h.secs {
-			st := &h.state[c*len(h.secs)+s]
-			x1, x2, y1, y2 := st[0], st[1], st[2], st[3]
-			for i := c; i < n; i += ch {
-				x := float64(p[i])
-				y := q.b0*x + q.b1*x1 + q.b2*x2 - q.a1*y1 - q.a2*y2
-				if math.Abs(y) < 1e-30 {
-					y = 0
-				}
-				x2, x1, y2, y1 = x1, x, y1, y
-				p[i] = float32(y)
+	c := 0
+	if len(h.secs) == 2 {
+		for ; c+1 < h.ch; c += 2 {
+			h.pair(p[:n], c)
+		}
+	}
+	for ; c < h.ch; c++ {
+		for s := range h.secs {
+			h.one(p[:n], c, s)
+		}
+	}
+	for i := range h.state {
+		for j, v := range h.state[i] {
+			if math.Abs(v) < 1e-30 { // no denormal arithmetic on silence
+				h.state[i][j] = 0
 			}
-			st[0], st[1], st[2], st[3] = x1, x2, y1, y2
 		}
 	}
 	return n, err
+}
+
+// one runs channel c of p through section s.
+func (h *filterSource) one(p []float32, c, s int) {
+	q := h.secs[s]
+	st := &h.state[c*len(h.secs)+s]
+	x1, x2, y1, y2 := st[0], st[1], st[2], st[3]
+	for i := c; i < len(p); i += h.ch {
+		x := float64(p[i])
+		y := q.b0*x + q.b1*x1 + q.b2*x2 - q.a1*y1 - q.a2*y2
+		x2, x1, y2, y1 = x1, x, y1, y
+		p[i] = float32(y)
+	}
+	st[0], st[1], st[2], st[3] = x1, x2, y1, y2
+}
+
+// pair runs channels c and c+1 of p through both sections in one loop:
+// the four recursions are independent and overlap in the CPU.
+func (h *filterSource) pair(p []float32, c int) {
+	q, r := h.secs[0], h.secs[1]
+	sa, sb := &h.state[c*2], &h.state[c*2+1]     // channel c, sections 0 and 1
+	ta, tb := &h.state[c*2+2], &h.state[c*2+3]   // channel c+1
+	a1, a2, a3, a4 := sa[0], sa[1], sa[2], sa[3] // x1 x2 y1 y2
+	b1, b2, b3, b4 := sb[0], sb[1], sb[2], sb[3]
+	c1, c2, c3, c4 := ta[0], ta[1], ta[2], ta[3]
+	d1, d2, d3, d4 := tb[0], tb[1], tb[2], tb[3]
+	for i := c; i+1 < len(p); i += h.ch {
+		x, w := float64(p[i]), float64(p[i+1])
+		y := q.b0*x + q.b1*a1 + q.b2*a2 - q.a1*a3 - q.a2*a4
+		v := q.b0*w + q.b1*c1 + q.b2*c2 - q.a1*c3 - q.a2*c4
+		a2, a1, a4, a3 = a1, x, a3, y
+		c2, c1, c4, c3 = c1, w, c3, v
+		z := r.b0*y + r.b1*b1 + r.b2*b2 - r.a1*b3 - r.a2*b4
+		u := r.b0*v + r.b1*d1 + r.b2*d2 - r.a1*d3 - r.a2*d4
+		b2, b1, b4, b3 = b1, y, b3, z
+		d2, d1, d4, d3 = d1, v, d3, u
+		p[i], p[i+1] = float32(z), float32(u)
+	}
+	*sa, *sb, *ta, *tb = [4]float64{a1, a2, a3, a4}, [4]float64{b1, b2, b3, b4}, [4]float64{c1, c2, c3, c4}, [4]float64{d1, d2, d3, d4}
 }
 
 // gainSource multiplies every sample by a constant gain.

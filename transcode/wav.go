@@ -100,31 +100,27 @@ func (w *wavWriter) write(p []float32) error {
 	b := w.buf[:len(p)*bps]
 	scale := math.Exp2(float64(w.bits - 1))
 	hi, lo := scale-1, -scale
+	rng := w.rng
 	for i, v := range p {
-		x := float64(v)*scale + w.tpdf()
-		x = math.Round(x)
+		// TPDF dither of +/-1 LSB: the difference of two uniform 16-bit
+		// halves of one xorshift32 draw.
+		rng ^= rng << 13
+		rng ^= rng >> 17
+		rng ^= rng << 5
+		d := float64(int32(rng&0xffff)-int32(rng>>16)) * (1.0 / 65536)
+		x := math.Floor(float64(v)*scale + d + 0.5)
 		x = min(max(x, lo), hi)
 		iv := int32(x)
 		if bps == 2 {
-			binary.LittleEndian.PutUint16(b[2*i:], uint16(int16(iv)))
+			b[2*i], b[2*i+1] = byte(iv), byte(iv>>8)
 		} else {
 			b[3*i], b[3*i+1], b[3*i+2] = byte(iv), byte(iv>>8), byte(iv>>16)
 		}
 	}
+	w.rng = rng
 	w.frames += int64(len(p) / w.ch)
 	_, err := w.w.Write(b)
 	return err
-}
-
-// tpdf returns triangular dither of +/-1 LSB.
-func (w *wavWriter) tpdf() float64 {
-	next := func() float64 {
-		w.rng ^= w.rng << 13
-		w.rng ^= w.rng >> 17
-		w.rng ^= w.rng << 5
-		return float64(w.rng) / (1 << 32)
-	}
-	return next() - next()
 }
 
 // finish pads the data with silence up to the declared length (and to an
