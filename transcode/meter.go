@@ -237,6 +237,7 @@ func (m *chainMeter) peaks(p []float32, start int64, bufMax float32) {
 		// no big sample in p: only the frames next to an earlier one
 		end = min(end, start+H)
 	}
+	// big(k): a sample of frame k is at or above thresh
 	big := func(k int64) bool {
 		i := int(k - m.hBase)
 		for _, v := range m.hx[i*ch : (i+1)*ch] {
@@ -246,10 +247,17 @@ func (m *chainMeter) peaks(p []float32, start int64, bufMax float32) {
 		}
 		return false
 	}
+	bk := start-H >= 0 && start-H >= m.hBase && big(start-H)
 	for g := start; g < end; g++ {
-		if k := g - H; k >= 0 && (big(k) || big(k+1)) {
+		k := g - H
+		if k+1 < 0 {
+			continue
+		}
+		bk1 := big(k + 1)
+		if k >= 0 && (bk || bk1) {
 			m.addPeak(k, m.ph.peakAt(m.hx, ch, int(k-m.hBase)))
 		}
+		bk = bk1
 	}
 	m.seal()
 }
