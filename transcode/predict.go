@@ -21,8 +21,10 @@ const predictSteps = 4
 // peak reaches the ceiling (the limiter leaves everything as is).
 //
 // The model runs the limiter's own gain law (gainLaw) and release on a
-// 0.5 ms grid, each cell's peak on its centre step; energy is taken as
-// spread evenly over the cell. Stretches far from any peak over the
+// 0.5 ms grid, each cell's peak on its middle two steps (the energy of a
+// cell with a peak gathers around it: with the peak on one step, a click's
+// cell kept too much of its energy; on all four, speech lost too much);
+// energy is taken as spread evenly over the cell. Stretches far from any peak over the
 // ceiling, after the release has come back to unity, cost one comparison
 // per cell.
 func (m *chainMeter) limitedLoss(gain, ceiling, lookSec float64) []float64 {
@@ -62,10 +64,11 @@ func (m *chainMeter) limitedLoss(gain, ceiling, lookSec float64) []float64 {
 		}
 		acc := 0.0
 		for s := 0; s < Q; s++ {
-			// Step j's sliding minimum reaches r of step j+L.
+			// Step j's sliding minimum reaches r of step j+L; a cell's
+			// peak lies on its steps 1 and 2.
 			jr := j0 + int64(s) + int64(L)
 			r := 1.0
-			if c := jr / Q; jr%Q == Q/2 && int(c) < len(cells) && cells[c].peak >= over {
+			if c := jr / Q; (jr%Q == 1 || jr%Q == 2) && int(c) < len(cells) && cells[c].peak >= over {
 				r = min(1, ceiling/(cells[c].peakOf()*gain))
 				lastLow = jr
 			}
