@@ -342,16 +342,24 @@ const limiterLook = 0.005
 // limiter's effect is predicted from it (solveGain) rather than run.
 func normalizationGain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, keep []dsp.Range, spans [][2]int64, o Options, target, ceiling float64, noise *[]float64) (lufs, gainDb float64, err error) {
 	est := a.LoudnessOf(keep) // the kept audio, unchanged but for fades
-	if math.IsInf(est, -1) || math.IsNaN(est) {
-		return est, 0, nil
-	}
-	if !o.Rumble && !o.Denoise && a.Loudness.TruePeak+target-est <= ceiling-0.5 {
-		return est, target - est, nil
+	known := !math.IsInf(est, -1) && !math.IsNaN(est)
+	if !o.Rumble && !o.Denoise {
+		if !known {
+			return est, 0, nil
+		}
+		if a.Loudness.TruePeak+target-est <= ceiling-0.5 {
+			return est, target - est, nil
+		}
 	}
 	// Interpolated peaks are measured where they could reach the ceiling
 	// at up to 6 dB more gain than the estimate (filters rarely lower the
-	// loudness that much; past it the sample peaks still count).
-	m, err := measureChain(ctx, inputPath, a, cuts, spans, o, noise, ceiling, math.Pow(10, (target-est+6)/20))
+	// loudness that much; past it the sample peaks still count), or
+	// everywhere when there is no estimate.
+	maxGain := 0.0
+	if known {
+		maxGain = math.Pow(10, (target-est+6)/20)
+	}
+	m, err := measureChain(ctx, inputPath, a, cuts, spans, o, noise, ceiling, maxGain)
 	if err != nil {
 		return 0, 0, err
 	}
