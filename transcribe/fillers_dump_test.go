@@ -45,7 +45,7 @@ func TestDumpFrames(t *testing.T) {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "%6.2f %6.1f %6.1f %5.1f %s\n", ts, f.db, f.pitch, f.flux, lab)
+			fmt.Fprintf(&b, "%6.2f %6.1f %6.1f %4.2f %5.1f %5.1f %s\n", ts, f.db, f.pitch, f.corr, f.flux, f.flux5, lab)
 		}
 		os.WriteFile(filepath.Join(os.TempDir(), "dump_"+name+".txt"), []byte(b.String()), 0o644)
 	}

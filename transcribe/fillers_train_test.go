@@ -159,6 +159,15 @@ var featureSets = []struct {
 	{"+ relative 50 ms flux (all)", []int{fLogDur, fPitchSD, fFlux, fPitchSlope, fFlux5, fLevel, fLevelSD, fPauseBefore, fPauseAfter, fPitchRel, fVoicing, fFlux5Rel}},
 	{"duration, pitch s.d., relative 50 ms flux", []int{fLogDur, fPitchSD, fFlux5Rel}},
 	{"duration, pitch s.d., relative 50 ms flux, level, pauses", []int{fLogDur, fPitchSD, fFlux5Rel, fLevel, fPauseBefore, fPauseAfter}},
+	// round 3 (h19c)
+	{"round 1's + dips before/after", []int{fLogDur, fPitchSD, fFlux, fDipBefore, fDipAfter}},
+	{"round 1's + dips + SNR", []int{fLogDur, fPitchSD, fFlux, fDipBefore, fDipAfter, fSNR}},
+	{"round 1's + centroid rel/s.d.", []int{fLogDur, fPitchSD, fFlux, fCentRel, fCentSD}},
+	{"round 1's + dips + centroid", []int{fLogDur, fPitchSD, fFlux, fDipBefore, fDipAfter, fCentRel, fCentSD}},
+	{"round 1's + dips + SNR + centroid + pitch-rel", []int{fLogDur, fPitchSD, fFlux, fDipBefore, fDipAfter, fSNR, fCentRel, fCentSD, fPitchRel}},
+	{"round 1's + SNR", []int{fLogDur, fPitchSD, fFlux, fSNR}},
+	{"round 1's + dips + SNR + relative 50 ms flux", []int{fLogDur, fPitchSD, fFlux, fDipBefore, fDipAfter, fSNR, fFlux5Rel}},
+	{"round 1's + dips + SNR + pitch slope", []int{fLogDur, fPitchSD, fFlux, fDipBefore, fDipAfter, fSNR, fPitchSlope}},
 }
 
 func useOf(list []int) (u [nFeatures]bool) {
@@ -168,7 +177,14 @@ func useOf(list []int) (u [nFeatures]bool) {
 	return u
 }
 
-// chosenSet is the feature set of defaultModel (the best cross-validated).
+// chosenSet is the feature set of defaultModel. Round 3 added the level dips
+// around a candidate, its level above the noise floor and its spectral
+// centroid (sets 8-15); set 9 (dips + SNR) cross-validated best on the tuning
+// part (F1 0.50 against 0.45 for set 0, a difference of one or two
+// detections), but trained on the whole tuning part it did not keep the
+// held-back figures that TestAcousticRealFillers guards (EN precision 0.20
+// recall 0.50, FR 0.33 / 0.80, against 0.20 / 0.56 and 0.44 / 0.80), so
+// set 0 stays.
 var chosenSet = 0
 
 // detectionsFor turns the scored candidates of one clip into fillers.
