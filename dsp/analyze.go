@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 )
 
 // ErrBadSamples reports samples the Analyzer cannot measure: a slice that
@@ -46,11 +47,8 @@ type Analyzer struct {
 	format  Format
 	ch      int
 	rate    int64
-	shelf   biquad
-	rlb     biquad
-	ks      []kState
 	weights []float64
-	tp      *truePeakMeter
+	lanes   []*lane // one per channel
 
 	pos        int64 // frames consumed
 	frameIdx   int64 // index of the current 10 ms frame
@@ -58,12 +56,9 @@ type Analyzer struct {
 	frameEnd   int64 // one past its last frame
 
 	// Current 10 ms frame accumulators.
-	sq    float64   // sum of squares of all channels (unweighted)
-	kc    []float64 // per channel sum of squares of K-weighted samples
-	peakc []float64 // per channel largest |x| of the current segment
-	fpk   float64   // largest |x| of the current 10 ms frame
-	u     []float64 // scratch: prefiltered samples of one segment
-	fma   bool      // use the fused multiply-add recursions
+	sq  float64   // sum of squares of all channels (unweighted)
+	kc  []float64 // per channel sum of squares of K-weighted samples
+	fpk float64   // largest |x| of the current 10 ms frame
 
 	// Current 100 ms block accumulators.
 	subE   float64
@@ -81,6 +76,11 @@ type Analyzer struct {
 	blocks       []float64
 	rms, peakEnv []float32
 	voice        *voiceDetector
+
+	// Write's scratch: the segments of the batch and the voice
+	// detector's steps.
+	segs []int32
+	vops []voiceOp
 }
 
 // NewAnalyzer returns an Analyzer for frames in format f.
@@ -95,15 +95,14 @@ func NewAnalyzer(f Format) (*Analyzer, error) {
 		format:  f,
 		ch:      f.Channels,
 		rate:    int64(f.SampleRate),
-		ks:      make([]kState, f.Channels),
 		weights: ChannelWeights(f.Channels),
-		tp:      newTruePeakMeter(f.SampleRate, f.Channels),
 		kc:      make([]float64, f.Channels),
-		peakc:   make([]float64, f.Channels),
 	}
-	a.shelf, a.rlb = kWeighting(f.SampleRate)
+	fma := hasFMA()
+	for c := range f.Channels {
+		a.lanes = append(a.lanes, newLane(c, f, fma))
+	}
 	a.voice = newVoiceDetector(f.SampleRate, f.Channels)
-	a.fma = hasFMA()
 	a.frameEnd = a.boundary(1)
 	return a, nil
 }
@@ -143,228 +142,72 @@ func (a *Analyzer) Write(p []float32) error {
 	if len(p)%a.ch != 0 {
 		return fmt.Errorf("dsp: analyzer write of %d samples for %d channels: %w", len(p), a.ch, ErrBadSamples)
 	}
-	nf := len(p) / a.ch
+	a.segs = a.cut(len(p)/a.ch, a.segs[:0])
+	for _, l := range a.lanes {
+		l.run(p, a.segs)
+	}
+	var err error
+	a.vops, err = a.merge(a.segs, a.vops[:0])
+	a.voice.replay(p, a.vops)
+	return err
+}
+
+// cut appends to segs the lengths of the segments nf frames from the
+// current position fall into: runs of frames inside one 10 ms frame.
+func (a *Analyzer) cut(nf int, segs []int32) []int32 {
+	pos, idx, end := a.pos, a.frameIdx, a.frameEnd
 	for off := 0; off < nf; {
-		n := int(min(int64(nf-off), a.frameEnd-a.pos))
-		a.segment(p[off*a.ch:(off+n)*a.ch], n)
+		n := int(min(int64(nf-off), end-pos))
+		segs = append(segs, int32(n))
+		off += n
+		pos += int64(n)
+		if pos == end {
+			idx++
+			end = a.boundary(idx + 1)
+		}
+	}
+	return segs
+}
+
+// merge adds up the lanes' measures of the segments segs (in channel
+// order, as one pass over the channels would), closing the 10 ms frames
+// they complete, and appends to ops the voice detector's steps.
+func (a *Analyzer) merge(segs []int32, ops []voiceOp) ([]voiceOp, error) {
+	for k, n := range segs {
+		if a.ch == 2 {
+			a.sq += a.lanes[0].sq[k] + a.lanes[1].sq[k]
+		} else {
+			for _, l := range a.lanes {
+				a.sq += l.sq[k]
+			}
+		}
+		for c, l := range a.lanes {
+			a.kc[c] += l.ke[k]
+			a.fpk = max(a.fpk, l.pk[k])
+		}
 		if math.IsNaN(a.sq) || math.IsInf(a.sq, 0) {
 			// A float input holding NaN or Inf is damaged content.
-			return fmt.Errorf("dsp: non-finite sample (NaN or Inf) near %.3f s: %w: %w", float64(a.pos)/float64(a.rate), ErrBadSamples, ErrUnsupportedFormat)
+			return ops, fmt.Errorf("dsp: non-finite sample (NaN or Inf) near %.3f s: %w: %w", float64(a.pos)/float64(a.rate), ErrBadSamples, ErrUnsupportedFormat)
 		}
-		off += n
 		a.pos += int64(n)
+		op := voiceOp{n: n, ms: -1}
 		if a.pos == a.frameEnd {
-			a.endFrame()
+			op.ms = a.endFrame()
 		}
+		ops = append(ops, op)
 	}
-	return nil
+	return ops, nil
 }
 
-// segment measures n frames that all lie in the current 10 ms frame.
-//
-// The K-weighting is split in two passes to keep the recursive loop within
-// the CPU's registers: prefilter computes the non-recursive half of the
-// shelf (b0 x + b1 x[n-1] + b2 x[n-2]) into a.u along with the squares and
-// peaks, then kPair/kOne run the recursions on a.u.
-func (a *Analyzer) segment(seg []float32, n int) {
-	ch := a.ch
-	if cap(a.u) < len(seg) {
-		a.u = make([]float64, len(seg))
-	}
-	u := a.u[:len(seg)]
-	if ch == 2 {
-		a.prefilterStereo(seg, u)
-		a.voice.n += int64(n) // prefilterStereo wrote the downmix
-	} else {
-		for c := 0; c < ch; c++ {
-			a.prefilter(seg, u, c)
-		}
-	}
-	c := 0
-	for ; c+1 < ch; c += 2 {
-		if a.fma {
-			a.kPairFMA(u, c)
-		} else {
-			a.kPair(u, c)
-		}
-	}
-	if c < ch {
-		if a.fma {
-			a.kOneFMA(u, c)
-		} else {
-			a.kOne(u, c)
-		}
-	}
-	for c := 0; c < ch; c++ {
-		a.tp.segment(seg, ch, c, n, a.peakc[c])
-		a.fpk = max(a.fpk, a.peakc[c])
-	}
-	if ch != 2 {
-		a.voice.write(seg)
-	}
-}
-
-// prefilterStereo is prefilter for both channels of stereo input.
-func (a *Analyzer) prefilterStereo(seg []float32, u []float64) {
-	b0, b1, b2 := a.shelf.b0, a.shelf.b1, a.shelf.b2
-	s0, s1 := &a.ks[0], &a.ks[1]
-	px1, px2, qx1, qx2 := s0.x1, s0.x2, s1.x1, s1.x2
-	var sq0, sq1, p0, p1 float64
-	u = u[:len(seg)]
-	// The voice detector's downmix ring is filled here too, saving a pass.
-	ring, mask, pos := a.voice.ring, a.voice.mask, a.voice.n
-	for i := 0; i+1 < len(seg) && i+1 < len(u); i += 2 {
-		ring[pos&mask] = (seg[i] + seg[i+1]) * 0.5
-		pos++
-		x, w := float64(seg[i]), float64(seg[i+1])
-		sq0 += x * x
-		sq1 += w * w
-		u[i] = b0*x + b1*px1 + b2*px2
-		u[i+1] = b0*w + b1*qx1 + b2*qx2
-		px2, px1, qx2, qx1 = px1, x, qx1, w
-		if ax := math.Abs(x); ax > p0 {
-			p0 = ax
-		}
-		if aw := math.Abs(w); aw > p1 {
-			p1 = aw
-		}
-	}
-	s0.x1, s0.x2, s1.x1, s1.x2 = px1, px2, qx1, qx2
-	a.sq += sq0 + sq1
-	a.peakc[0], a.peakc[1] = p0, p1
-}
-
-// prefilter computes channel c's non-recursive shelf half into u, adds its
-// squares to the frame's sum and sets its segment peak.
-func (a *Analyzer) prefilter(seg []float32, u []float64, c int) {
-	b0, b1, b2 := a.shelf.b0, a.shelf.b1, a.shelf.b2
-	s := &a.ks[c]
-	x1, x2 := s.x1, s.x2
-	var sq, p float64
-	ch := a.ch
-	u = u[:len(seg)]
-	for i := c; i < len(seg); i += ch {
-		x := float64(seg[i])
-		sq += x * x
-		u[i] = b0*x + b1*x1 + b2*x2
-		x2, x1 = x1, x
-		if ax := math.Abs(x); ax > p {
-			p = ax
-		}
-	}
-	s.x1, s.x2 = x1, x2
-	a.sq += sq
-	a.peakc[c] = p
-}
-
-// flushTiny zeroes filter state too small to matter, so silence never
-// drives the recursions into slow denormal arithmetic.
-func flushTiny(v float64) float64 {
-	if v > -1e-30 && v < 1e-30 {
-		return 0
-	}
-	return v
-}
-
-// kPair runs the K-weighting recursions of channels c and c+1 together on
-// the prefiltered u: two independent recursions in one loop keep the FPU
-// busy while each waits on its feedback.
-func (a *Analyzer) kPair(u []float64, c int) {
-	s0, s1 := &a.ks[c], &a.ks[c+1]
-	a1, a2 := a.shelf.a1, a.shelf.a2
-	r1, r2 := a.rlb.a1, a.rlb.a2
-	py1, py2, pz1, pz2 := s0.y1, s0.y2, s0.z1, s0.z2
-	qy1, qy2, qz1, qz2 := s1.y1, s1.y2, s1.z1, s1.z2
-	var ep, eq float64
-	ch := a.ch
-	for i := c; i+1 < len(u); i += ch {
-		py := u[i] - a2*py2 - a1*py1
-		qy := u[i+1] - a2*qy2 - a1*qy1
-		pz := py - 2*py1 + py2 - r2*pz2 - r1*pz1
-		qz := qy - 2*qy1 + qy2 - r2*qz2 - r1*qz1
-		ep += pz * pz
-		eq += qz * qz
-		py2, py1, pz2, pz1 = py1, py, pz1, pz
-		qy2, qy1, qz2, qz1 = qy1, qy, qz1, qz
-	}
-	s0.y1, s0.y2, s0.z1, s0.z2 = flushTiny(py1), flushTiny(py2), flushTiny(pz1), flushTiny(pz2)
-	s1.y1, s1.y2, s1.z1, s1.z2 = flushTiny(qy1), flushTiny(qy2), flushTiny(qz1), flushTiny(qz2)
-	a.kc[c] += ep
-	a.kc[c+1] += eq
-}
-
-// kOne runs the K-weighting recursions of a single channel c on u.
-func (a *Analyzer) kOne(u []float64, c int) {
-	s := &a.ks[c]
-	a1, a2 := a.shelf.a1, a.shelf.a2
-	r1, r2 := a.rlb.a1, a.rlb.a2
-	y1, y2, z1, z2 := s.y1, s.y2, s.z1, s.z2
-	var e float64
-	ch := a.ch
-	for i := c; i < len(u); i += ch {
-		y := u[i] - a2*y2 - a1*y1
-		z := y - 2*y1 + y2 - r2*z2 - r1*z1
-		e += z * z
-		y2, y1, z2, z1 = y1, y, z1, z
-	}
-	s.y1, s.y2, s.z1, s.z2 = flushTiny(y1), flushTiny(y2), flushTiny(z1), flushTiny(z2)
-	a.kc[c] += e
-}
-
-// kPairFMA is kPair with fused multiply-adds on the feedback paths, which
-// halves their latency (used where the CPU has FMA). kPair runs the K-weighting recursions of channels c and c+1 together on
-// the prefiltered u: two independent recursions in one loop keep the FPU
-// busy while each waits on its feedback.
-func (a *Analyzer) kPairFMA(u []float64, c int) {
-	s0, s1 := &a.ks[c], &a.ks[c+1]
-	a1, a2 := a.shelf.a1, a.shelf.a2
-	r1, r2 := a.rlb.a1, a.rlb.a2
-	py1, py2, pz1, pz2 := s0.y1, s0.y2, s0.z1, s0.z2
-	qy1, qy2, qz1, qz2 := s1.y1, s1.y2, s1.z1, s1.z2
-	var ep, eq float64
-	ch := a.ch
-	for i := c; i+1 < len(u); i += ch {
-		py := math.FMA(-a1, py1, u[i]-a2*py2)
-		qy := math.FMA(-a1, qy1, u[i+1]-a2*qy2)
-		pz := math.FMA(-r1, pz1, py-2*py1+py2-r2*pz2)
-		qz := math.FMA(-r1, qz1, qy-2*qy1+qy2-r2*qz2)
-		ep += pz * pz
-		eq += qz * qz
-		py2, py1, pz2, pz1 = py1, py, pz1, pz
-		qy2, qy1, qz2, qz1 = qy1, qy, qz1, qz
-	}
-	s0.y1, s0.y2, s0.z1, s0.z2 = flushTiny(py1), flushTiny(py2), flushTiny(pz1), flushTiny(pz2)
-	s1.y1, s1.y2, s1.z1, s1.z2 = flushTiny(qy1), flushTiny(qy2), flushTiny(qz1), flushTiny(qz2)
-	a.kc[c] += ep
-	a.kc[c+1] += eq
-}
-
-// kOneFMA is kOne with fused multiply-adds on the feedback paths.
-func (a *Analyzer) kOneFMA(u []float64, c int) {
-	s := &a.ks[c]
-	a1, a2 := a.shelf.a1, a.shelf.a2
-	r1, r2 := a.rlb.a1, a.rlb.a2
-	y1, y2, z1, z2 := s.y1, s.y2, s.z1, s.z2
-	var e float64
-	ch := a.ch
-	for i := c; i < len(u); i += ch {
-		y := math.FMA(-a1, y1, u[i]-a2*y2)
-		z := math.FMA(-r1, z1, y-2*y1+y2-r2*z2)
-		e += z * z
-		y2, y1, z2, z1 = y1, y, z1, z
-	}
-	s.y1, s.y2, s.z1, s.z2 = flushTiny(y1), flushTiny(y2), flushTiny(z1), flushTiny(z2)
-	a.kc[c] += e
-}
-
-// endFrame closes the current 10 ms frame (complete or, at the end, partial).
-func (a *Analyzer) endFrame() {
+// endFrame closes the current 10 ms frame (complete or, at the end,
+// partial) and returns its mean square, for the voice detector.
+func (a *Analyzer) endFrame() float64 {
 	n := a.pos - a.frameStart
 	pk := a.fpk
 	a.fpk = 0
 	a.samplePeak = max(a.samplePeak, pk)
-	a.rms = append(a.rms, dbOfPower(a.sq/float64(n*int64(a.ch))))
-	a.voice.frame(a.sq / float64(n*int64(a.ch)))
+	ms := a.sq / float64(n*int64(a.ch))
+	a.rms = append(a.rms, dbOfPower(ms))
 	a.peakEnv = append(a.peakEnv, dbOfAmplitude(pk))
 	a.sq = 0
 	e := 0.0
@@ -385,6 +228,7 @@ func (a *Analyzer) endFrame() {
 	a.frameIdx++
 	a.frameStart = a.pos
 	a.frameEnd = a.boundary(a.frameIdx + 1)
+	return ms
 }
 
 // fine updates the momentary and short-term windows sliding by 10 ms.
@@ -428,9 +272,13 @@ func (a *Analyzer) fine(e float64, n int64) {
 // duration. The Analyzer must not be written to afterwards.
 func (a *Analyzer) Result(info Info) *Analysis {
 	if a.pos > a.frameStart {
-		a.endFrame() // partial last 10 ms frame: envelope only
+		a.voice.frame(a.endFrame()) // partial last 10 ms frame: envelope only
 	}
-	a.tp.flush()
+	tp := 0.0
+	for _, l := range a.lanes {
+		l.tp.flush()
+		tp = max(tp, l.tp.max)
+	}
 	a.voice.flush()
 	info.SampleRate = a.format.SampleRate
 	info.Channels = a.format.Channels
@@ -440,7 +288,7 @@ func (a *Analyzer) Result(info Info) *Analysis {
 	l := Loudness{
 		Integrated:   integratedOf(blocks),
 		Range:        loudnessRange(blocks),
-		TruePeak:     20 * math.Log10(max(a.tp.max, a.samplePeak)),
+		TruePeak:     20 * math.Log10(max(tp, a.samplePeak)),
 		SamplePeak:   20 * math.Log10(a.samplePeak),
 		MomentaryMax: lufs(a.mMaxZ),
 		ShortTermMax: lufs(a.sMaxZ),
@@ -481,13 +329,37 @@ func pauseCheck(env *Envelope, lvl Levels) (float64, string) {
 		thr, lvl.SpeechLevelDb-thr, lvl.SpeechLevelDb)
 }
 
-// analyzeBufFrames is the number of frames Analyze reads at a time.
-const analyzeBufFrames = 4096
+// Analyze's batches: it reads batchFrames frames at a time into one of
+// batchCount buffers that go round the stages (see Analyze), so the stages
+// hold at most batchCount x batchFrames frames between them (2 MB for
+// stereo) and meet once a batch, every 1.5 s of 44.1 kHz audio.
+const (
+	batchFrames = 1 << 16
+	batchCount  = 4
+)
 
-// Analyze measures src in one streaming pass with a reused buffer,
-// reporting progress as a fraction of info.Frames (or info.Duration) when
-// known, and stops with ctx's error when ctx is cancelled. The returned
-// Analysis.Input is info with the real decoded duration, rate and channels.
+// batch is a buffer of frames on its way round Analyze's stages.
+type batch struct {
+	buf  []float32
+	n    int   // samples read into buf
+	err  error // the read error after them (io.EOF at the end)
+	segs []int32
+	ops  []voiceOp
+}
+
+// Analyze measures src in one streaming pass, reporting progress as a
+// fraction of info.Frames (or info.Duration) when known, and stops with
+// ctx's error when ctx is cancelled. The returned Analysis.Input is info
+// with the real decoded duration, rate and channels.
+//
+// The work is spread over the cores in stages that pass a few batches of
+// frames round: one goroutine reads (decodes) src, the lanes of the even
+// and odd channels run side by side, then their sums are merged into the
+// frames, blocks and envelope, and the voice detector, which needs every
+// frame in order, runs on its own goroutine a batch behind. Each stage
+// sees the same data in the same order as Analyzer.Write does, so the
+// result is the same, to the bit, as writing src to an Analyzer in
+// batches of batchFrames.
 func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*Analysis, error) {
 	f := src.Format()
 	a, err := NewAnalyzer(f)
@@ -499,19 +371,82 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 		total = info.Duration * float64(f.SampleRate)
 	}
 	a.reserve(int64(total))
-	buf := make([]float32, analyzeBufFrames*f.Channels)
+	bufFrames := batchFrames
+	if total > 0 && total < batchFrames {
+		bufFrames = int(total) + 1 // a short input needs no large buffers; a wrong size costs only more batches
+	}
+
+	free := make(chan *batch, batchCount)
+	for range batchCount {
+		free <- &batch{}
+	}
+	full := make(chan *batch, batchCount)
+	voiceQ := make(chan *batch, batchCount)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { // the reader
+		defer wg.Done()
+		for {
+			var b *batch
+			select {
+			case <-quit: // first: after an error, read no more
+				return
+			default:
+			}
+			select {
+			case b = <-free:
+			case <-quit:
+				return
+			}
+			if b.buf == nil {
+				b.buf = make([]float32, bufFrames*f.Channels)
+			}
+			b.n, b.err = fill(src, b.buf, f.Channels)
+			full <- b // never blocks: there are batchCount batches
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	go func() { // the voice detector
+		defer wg.Done()
+		for b := range voiceQ {
+			a.voice.replay(b.buf[:b.n], b.ops)
+			free <- b // never blocks
+		}
+	}()
+	var odd *laneWorker
+	if len(a.lanes) > 1 {
+		odd = startLaneWorker(a.lanes)
+	}
+	defer func() {
+		close(quit)
+		close(voiceQ)
+		odd.stop()
+		wg.Wait()
+	}()
+
 	last := -1.0
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("dsp: analysis cancelled: %w", err)
+		var b *batch
+		select {
+		case b = <-full:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("dsp: analysis cancelled: %w", ctx.Err())
 		}
-		n, rerr := src.Read(buf)
-		if n%f.Channels != 0 {
-			return nil, fmt.Errorf("dsp: source returned %d samples for %d channels: %w", n, f.Channels, ErrBadSamples)
-		}
-		if n > 0 {
-			if err := a.Write(buf[:n]); err != nil {
-				return nil, err
+		if b.n > 0 {
+			p := b.buf[:b.n]
+			b.segs = a.cut(b.n/f.Channels, b.segs[:0])
+			odd.start(p, b.segs)
+			for c := 0; c < len(a.lanes); c += 2 {
+				a.lanes[c].run(p, b.segs)
+			}
+			odd.wait()
+			var merr error
+			b.ops, merr = a.merge(b.segs, b.ops[:0])
+			if merr != nil {
+				return nil, merr
 			}
 			if progress != nil && total > 0 {
 				fr := min(float64(a.pos)/total, 1)
@@ -521,15 +456,90 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 				}
 			}
 		}
+		rerr := b.err
+		voiceQ <- b // never blocks
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
+			if errors.Is(rerr, ErrBadSamples) {
+				return nil, rerr
+			}
 			return nil, fmt.Errorf("dsp: analysis read at %.3f s: %w", float64(a.pos)/float64(f.SampleRate), rerr)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("dsp: analysis cancelled: %w", err)
+		}
 	}
+	close(voiceQ)
+	wg.Wait()                  // the voice detector has seen every batch
+	voiceQ = make(chan *batch) // for the deferred close
 	if progress != nil {
 		progress(1)
 	}
 	return a.Result(info), nil
+}
+
+// fill reads src into buf until buf is full or src reports an error (io.EOF
+// at its end), and returns the samples read, whole frames of ch channels.
+func fill(src Source, buf []float32, ch int) (int, error) {
+	got := 0
+	for got < len(buf) {
+		n, err := src.Read(buf[got:])
+		if n%ch != 0 {
+			return got, fmt.Errorf("dsp: source returned %d samples for %d channels: %w", n, ch, ErrBadSamples)
+		}
+		got += n
+		if err != nil {
+			return got, err
+		}
+	}
+	return got, nil
+}
+
+// laneWorker runs the odd channels' lanes on a goroutine of its own while
+// the caller runs the even ones. A nil *laneWorker runs them in wait.
+type laneWorker struct {
+	lanes []*lane
+	job   chan laneJob
+	done  chan struct{}
+}
+
+type laneJob struct {
+	p    []float32
+	segs []int32
+}
+
+func startLaneWorker(lanes []*lane) *laneWorker {
+	w := &laneWorker{lanes: lanes, job: make(chan laneJob), done: make(chan struct{})}
+	go func() {
+		for j := range w.job {
+			for c := 1; c < len(w.lanes); c += 2 {
+				w.lanes[c].run(j.p, j.segs)
+			}
+			w.done <- struct{}{}
+		}
+	}()
+	return w
+}
+
+// start hands the worker the batch p cut into segs.
+func (w *laneWorker) start(p []float32, segs []int32) {
+	if w != nil {
+		w.job <- laneJob{p, segs}
+	}
+}
+
+// wait returns when the worker is done with the batch.
+func (w *laneWorker) wait() {
+	if w != nil {
+		<-w.done
+	}
+}
+
+// stop ends the worker's goroutine.
+func (w *laneWorker) stop() {
+	if w != nil {
+		close(w.job)
+	}
 }

@@ -128,7 +128,8 @@ func BenchmarkAnalyzeWorstCase10min(b *testing.B) {
 		}
 		an.Result(Info{})
 		if i == 0 {
-			b.Logf("pruning skipped %d of %d segments", an.tp.skipped, an.tp.segments)
+			segments, skipped := an.pruning()
+			b.Logf("pruning skipped %d of %d segments", skipped, segments)
 		}
 	}
 	el := time.Since(start).Seconds()

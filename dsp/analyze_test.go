@@ -305,7 +305,7 @@ func TestFMAPathsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			an.fma = fma
+			an.setFMA(fma)
 			buf := make([]float32, 4096*ch)
 			for {
 				n, err := s.Read(buf)

@@ -131,7 +131,7 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 	le := binary.LittleEndian
 	var buf [8]byte
 	fail := func(what string, err error) (int64, error) {
-		return cr.n, fmt.Errorf("%w: %s: %v", ErrCorruptAnalysis, what, err)
+		return cr.n.Load(), fmt.Errorf("%w: %s: %v", ErrCorruptAnalysis, what, err)
 	}
 	if _, err := io.ReadFull(br, buf[:8]); err != nil {
 		return fail("header", err)
@@ -219,7 +219,7 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 		}
 	}
 	*a = out
-	return cr.n, nil
+	return cr.n.Load(), nil
 }
 
 // countWriter counts the bytes written through it.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 )
 
@@ -109,16 +110,17 @@ func claimsMoreThan(info Info, size int64) bool {
 	return info.Frames > size/perFrame
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it. The count is read on
+// another goroutine than the one reading (ffmpeg's stdin is fed by one).
 type countingReader struct {
 	r    io.Reader
-	n    int64
+	n    atomic.Int64
 	size int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
@@ -133,7 +135,7 @@ type byteProgress struct {
 
 func (b *byteProgress) Read(p []float32) (int, error) {
 	n, err := b.Source.Read(p)
-	if f := min(float64(b.in.n)/float64(b.in.size), 1); f-b.last >= 0.001 {
+	if f := min(float64(b.in.n.Load())/float64(b.in.size), 1); f-b.last >= 0.001 {
 		b.progress(f)
 		b.last = f
 	}

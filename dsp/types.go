@@ -94,5 +94,6 @@ type Range struct {
 // Len returns End - Start.
 func (r Range) Len() float64 { return r.End - r.Start }
 
-// Progress receives the fraction (0..1) of the input consumed so far.
+// Progress receives the fraction (0..1) of the input consumed so far. It
+// is called from one goroutine at a time, not always the caller's.
 type Progress func(fraction float64)

@@ -186,6 +186,29 @@ func resampleKernel(rate, half int) []float32 {
 	return k
 }
 
+// voiceOp is one step of the voice detector, as the Analyzer records it
+// for a segment: write its n frames, then, when the segment closes a 10 ms
+// frame (ms >= 0), record the frame's mean square ms.
+type voiceOp struct {
+	n  int32
+	ms float64
+}
+
+// replay performs the steps ops over the interleaved frames p, in order.
+// The detector sees the same calls in the same order whether the Analyzer
+// runs it inline (Write) or on its own goroutine (Analyze).
+func (v *voiceDetector) replay(p []float32, ops []voiceOp) {
+	off := 0
+	for _, op := range ops {
+		end := off + int(op.n)*v.ch
+		v.write(p[off:end])
+		off = end
+		if op.ms >= 0 {
+			v.frame(op.ms)
+		}
+	}
+}
+
 // write adds interleaved samples to the ring (downmixed).
 func (v *voiceDetector) write(seg []float32) {
 	ch := v.ch
