@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/autocut-dev/autocut/internal/tail"
 )
@@ -417,14 +418,31 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	if cap(s.buf) < 4*n {
-		s.buf = make([]byte, 4*n)
+	// ffmpeg writes little-endian float32: on a little-endian machine its
+	// bytes are read straight into p, saving a copy and a conversion.
+	direct := littleEndian()
+	var b []byte
+	if direct {
+		b = unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), 4*n)
+	} else {
+		if cap(s.buf) < 4*n {
+			s.buf = make([]byte, 4*n)
+		}
+		b = s.buf[:4*n]
 	}
-	b := s.buf[:4*n]
 	got, err := io.ReadAtLeast(s.r, b, 4*ch)
+	if r := got % (4 * ch); r != 0 && err == nil {
+		// A read may end inside a frame: complete it, so that the next
+		// read starts on a frame.
+		k, ferr := io.ReadFull(s.r, b[got:got+4*ch-r])
+		got += k
+		err = ferr
+	}
 	got -= got % (4 * ch)
-	for i := 0; i < got/4; i++ {
-		p[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	if !direct {
+		for i := 0; i < got/4; i++ {
+			p[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
 	}
 	s.frames += int64(got / 4 / ch)
 	if err == nil {
@@ -470,4 +488,10 @@ func (s *ffmpegStream) Close() error {
 		s.cmd = nil
 	}
 	return nil
+}
+
+// littleEndian reports whether this machine stores numbers little-endian.
+func littleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
