@@ -130,3 +130,35 @@ func BenchmarkFFT(b *testing.B) {
 		})
 	}
 }
+
+// TestAcousticFrameNoAlloc checks that the detector's per-frame work (the
+// two gonum FFTs of the autocorrelation, the band levels) allocates
+// nothing: its scratch is made once per input.
+func TestAcousticFrameNoAlloc(t *testing.T) {
+	const rate, win = 8820, 512 // 44.1 kHz decimated by 5, 40 ms rounded up
+	fs := newFrameScratch(win, rate)
+	x := make([]float64, win)
+	for i := range x {
+		x[i] = 0.1 * math.Sin(float64(i)*0.2) * (1 + 0.3*math.Sin(float64(i)*0.013))
+	}
+	fs.measure(x, true)
+	if n := testing.AllocsPerRun(200, func() { fs.measure(x, false) }); n != 0 {
+		t.Errorf("%.1f allocations per frame, want 0", n)
+	}
+}
+
+// BenchmarkAcousticFrame measures the detector's work for one 10 ms frame
+// (x_realtime: 10 ms of audio per op), allocations included.
+func BenchmarkAcousticFrame(b *testing.B) {
+	const rate, win = 8820, 512
+	fs := newFrameScratch(win, rate)
+	x := make([]float64, win)
+	for i := range x {
+		x[i] = 0.1 * math.Sin(float64(i)*0.2)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		fs.measure(x, false)
+	}
+	b.ReportMetric(0.01*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
+}
