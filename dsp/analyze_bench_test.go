@@ -3,8 +3,10 @@ package dsp
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
+	"os/exec"
 	"runtime"
 	"syscall"
 	"testing"
@@ -249,4 +251,35 @@ func BenchmarkAnalyzerWrite(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(10*b.N)/b.Elapsed().Seconds(), "x_realtime")
+}
+
+// BenchmarkAnalyzeMP3 analyses 10 minutes of 44.1 kHz stereo speech (a
+// recording looped) encoded as MP3 (lame -q:a 2) through the ffmpeg pipe
+// and with the native decoder (go-mp3), next to the peer: a bare ffmpeg
+// decode (-f null) of the same file. x_realtime is wall time; the ratio of
+// ffmpeg-pipe to bare-ffmpeg is issue 17's "analyze MP3" row.
+func BenchmarkAnalyzeMP3(b *testing.B) {
+	const sec = 600
+	path := ffmpegGen(b, "speech.mp3", "-stream_loop", "-1", "-i", "../testdata/recordings/en_asterisk_allison_demo-instruct_73s.wav",
+		"-t", fmt.Sprint(sec), "-ar", "44100", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "2")
+	for _, tc := range []struct {
+		name string
+		dec  Decoder
+	}{{"ffmpeg-pipe", FFmpegDecoder{}}, {"native", NativeDecoder{}}, {"bare-ffmpeg", nil}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if tc.dec == nil {
+					if out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-").CombinedOutput(); err != nil {
+						b.Fatalf("ffmpeg: %v: %s", err, out)
+					}
+					continue
+				}
+				if _, err := AnalyzeWith(context.Background(), tc.dec, path, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(sec*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
+		})
+	}
 }

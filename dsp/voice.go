@@ -414,6 +414,14 @@ func (v *voiceDetector) resampled(j int64) float32 {
 	oldest := v.n - int64(len(v.ring))
 	var acc float32
 	if lo >= 0 && lo >= oldest && lo+int64(v.taps) <= v.n {
+		i := int(lo & v.mask)
+		if i+len(row) <= len(v.ring) { // no wrap: one slice, no masking
+			x := v.ring[i : i+len(row)]
+			for t, w := range row {
+				acc += w * x[t]
+			}
+			return acc
+		}
 		for t, w := range row {
 			acc += w * v.ring[(lo+int64(t))&v.mask]
 		}
