@@ -49,6 +49,7 @@ type Analyzer struct {
 	rate    int64
 	weights []float64
 	lanes   []*lane // one per channel
+	pair    bool    // stereo, both lanes in one pass (runPair)
 
 	pos        int64 // frames consumed
 	frameIdx   int64 // index of the current 10 ms frame
@@ -102,6 +103,7 @@ func NewAnalyzer(f Format) (*Analyzer, error) {
 	for c := range f.Channels {
 		a.lanes = append(a.lanes, newLane(c, f, fma))
 	}
+	a.pair = fma && f.Channels == 2 && pairKernel()
 	a.voice = newVoiceDetector(f.SampleRate, f.Channels)
 	a.frameEnd = a.boundary(1)
 	return a, nil
@@ -143,9 +145,7 @@ func (a *Analyzer) Write(p []float32) error {
 		return fmt.Errorf("dsp: analyzer write of %d samples for %d channels: %w", len(p), a.ch, ErrBadSamples)
 	}
 	a.segs = a.cut(len(p)/a.ch, a.segs[:0])
-	for _, l := range a.lanes {
-		l.run(p, a.segs)
-	}
+	a.runLanes(p, a.segs, nil)
 	var err error
 	a.vops, err = a.merge(a.segs, a.vops[:0])
 	a.voice.replay(p, a.vops)
@@ -417,7 +417,7 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 		}
 	}()
 	var odd *laneWorker
-	if len(a.lanes) > 1 {
+	if len(a.lanes) > 1 && !a.pair {
 		odd = startLaneWorker(a.lanes)
 	}
 	defer func() {
@@ -438,11 +438,7 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 		if b.n > 0 {
 			p := b.buf[:b.n]
 			b.segs = a.cut(b.n/f.Channels, b.segs[:0])
-			odd.start(p, b.segs)
-			for c := 0; c < len(a.lanes); c += 2 {
-				a.lanes[c].run(p, b.segs)
-			}
-			odd.wait()
+			a.runLanes(p, b.segs, odd)
 			var merr error
 			b.ops, merr = a.merge(b.segs, b.ops[:0])
 			if merr != nil {

@@ -84,16 +84,19 @@ func (l *lane) measureFMA(seg []float32) (sq, pk, e float64) {
 	s := &l.k
 	x1, x2, y1, y2, z1, z2 := s.x1, s.x2, s.y1, s.y2, s.z1, s.z2
 	ch := l.ch
+	// The float64 conversions round each product, so that no compiler
+	// fuses it into an addition: every machine, and kPairAVX, computes
+	// the same bits.
 	for i := l.c; i < len(seg); i += ch {
 		x := float64(seg[i])
-		sq += x * x
+		sq += float64(x * x)
 		if ax := math.Abs(x); ax > pk {
 			pk = ax
 		}
-		u := b0*x + b1*x1 + b2*x2
-		y := math.FMA(-a1, y1, u-a2*y2)
-		z := math.FMA(-r1, z1, y-2*y1+y2-r2*z2)
-		e += z * z
+		u := float64(b0*x) + float64(b1*x1) + float64(b2*x2)
+		y := math.FMA(-a1, y1, u-float64(a2*y2))
+		z := math.FMA(-r1, z1, y-2*y1+y2-float64(r2*z2))
+		e += float64(z * z)
 		x2, x1, y2, y1, z2, z1 = x1, x, y1, y, z1, z
 	}
 	s.x1, s.x2 = x1, x2
@@ -114,6 +117,43 @@ func flushTiny(v float64) float64 {
 func (a *Analyzer) setFMA(fma bool) {
 	for _, l := range a.lanes {
 		l.fma = fma
+	}
+	a.pair = fma && a.ch == 2 && pairKernel()
+}
+
+// runLanes measures the batch p, cut into segs, in every lane. A stereo
+// input with the pair kernel runs both lanes in one pass; otherwise w,
+// when not nil, runs the odd channels' lanes meanwhile.
+func (a *Analyzer) runLanes(p []float32, segs []int32, w *laneWorker) {
+	if a.pair {
+		runPair(a.lanes[0], a.lanes[1], p, segs)
+		return
+	}
+	step := 1
+	if w != nil {
+		step = 2
+		w.start(p, segs)
+	}
+	for c := 0; c < len(a.lanes); c += step {
+		a.lanes[c].run(p, segs)
+	}
+	w.wait()
+}
+
+// runPair is lane.run for the two lanes of a stereo input at once
+// (measurePair), the true peaks still per channel.
+func runPair(l, m *lane, p []float32, segs []int32) {
+	l.sq, l.pk, l.ke = l.sq[:0], l.pk[:0], l.ke[:0]
+	m.sq, m.pk, m.ke = m.sq[:0], m.pk[:0], m.ke[:0]
+	off := 0
+	for _, n := range segs {
+		seg := p[off*2 : (off+int(n))*2]
+		acc := measurePair(l, m, seg)
+		l.tp.segment(seg, 2, 0, int(n), acc[1][0])
+		m.tp.segment(seg, 2, 1, int(n), acc[1][1])
+		l.sq, l.pk, l.ke = append(l.sq, acc[0][0]), append(l.pk, acc[1][0]), append(l.ke, acc[2][0])
+		m.sq, m.pk, m.ke = append(m.sq, acc[0][1]), append(m.pk, acc[1][1]), append(m.ke, acc[2][1])
+		off += int(n)
 	}
 }
 
