@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 )
 
 // WAV format tags.
@@ -303,6 +304,12 @@ func (w *WAVReader) convert(p []float32, b []byte) {
 	case w.tag == waveFloat:
 		for i := range p {
 			p[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+	case w.bits == 16 && littleEndian() && len(b) > 0:
+		// The bytes are the int16 samples: read them as such.
+		s := unsafe.Slice((*int16)(unsafe.Pointer(&b[0])), len(p))
+		for i, v := range s {
+			p[i] = float32(v) * (1.0 / 32768)
 		}
 	case w.bits == 16:
 		for i := range p {
