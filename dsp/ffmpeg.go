@@ -294,11 +294,30 @@ func (d FFmpegDecoder) Open(ctx context.Context, path string) (Stream, error) {
 // NeedsSeek). The Stream does not close r.
 func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stream, error) {
 	if path, ok := filePath(r); ok {
-		info, err := d.probe(ctx, path, nil, name)
+		// ffprobe and ffmpeg run side by side (ffprobe costs a process
+		// start and a read of the headers): ffmpeg's WAV header gives the
+		// samples' format, ffprobe the rest of Info.
+		type probed struct {
+			info Info
+			err  error
+		}
+		pc := make(chan probed, 1)
+		go func() {
+			info, err := d.probe(ctx, path, nil, name)
+			pc <- probed{info, err}
+		}()
+		st, err := d.start(ctx, path, nil)
+		p := <-pc
+		if p.err != nil {
+			if st != nil {
+				st.Close()
+			}
+			return nil, p.err
+		}
 		if err != nil {
 			return nil, err
 		}
-		return d.start(ctx, info, path, nil)
+		return st.ready(p.info)
 	}
 	br := bufio.NewReaderSize(r, ffprobeHeadLen)
 	head, err := br.Peek(ffprobeHeadLen)
@@ -315,7 +334,7 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 	if err != nil {
 		return nil, err
 	}
-	st, err := d.start(ctx, info, "pipe:0", br)
+	st, err := d.start(ctx, "pipe:0", br)
 	if err != nil {
 		return nil, err
 	}
@@ -323,26 +342,27 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 		// ffmpeg trims an MP3's encoder padding when it reads a file but
 		// not from a pipe: end it where its LAME tag says, as the native
 		// decoder does.
-		st.(*ffmpegStream).limit = n
+		st.limit = n
 	}
-	return st, nil
+	return st.ready(info)
 }
 
-// start runs ffmpeg on input (a path, or "pipe:0" fed from stdin), which
-// info describes.
-func (d FFmpegDecoder) start(ctx context.Context, info Info, input string, stdin io.Reader) (Stream, error) {
+// start runs ffmpeg on input (a path, or "pipe:0" fed from stdin),
+// decoding its first audio stream to 32-bit float WAV (in the stream's own
+// rate and channels, which the header says) on a pipe. The caller reads
+// the header with ready.
+func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader) (*ffmpegStream, error) {
 	if _, err := exec.LookPath(d.ffmpeg()); err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
-	s := &ffmpegStream{info: info, format: Format{SampleRate: info.SampleRate, Channels: info.Channels}}
+	s := &ffmpegStream{}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	args := []string{"-nostdin", "-v", "error", "-i", input}
 	if stdin != nil {
 		args = args[1:] // stdin is the input
 	}
 	s.cmd = exec.CommandContext(s.ctx, d.ffmpeg(), append(args,
-		"-map", "0:a:0", "-vn", "-sn", "-dn", "-f", "f32le", "-acodec", "pcm_f32le",
-		"-ar", strconv.Itoa(info.SampleRate), "-ac", strconv.Itoa(info.Channels), "-")...)
+		"-map", "0:a:0", "-vn", "-sn", "-dn", "-f", "wav", "-acodec", "pcm_f32le", "-bitexact", "-")...)
 	s.cmd.Stdin = stdin
 	s.cmd.Stderr = &s.stderr
 	pipe, err := s.cmd.StdoutPipe()
@@ -355,6 +375,31 @@ func (d FFmpegDecoder) start(ctx context.Context, info Info, input string, stdin
 		return nil, fmt.Errorf("start ffmpeg: %w", err)
 	}
 	s.r = bufio.NewReaderSize(pipe, 1<<16)
+	return s, nil
+}
+
+// ready reads the WAV header ffmpeg writes first and returns the stream,
+// described by info with the header's rate and channels.
+func (s *ffmpegStream) ready(info Info) (Stream, error) {
+	w, err := NewWAVReader(s.r) // reads the header from s.r, no further
+	if err == nil && (w.tag != waveFloat || w.bits != 32) {
+		err = fmt.Errorf("%w: ffmpeg wrote %d-bit samples of format %#x, want 32-bit float", ErrUnsupportedFormat, w.bits, w.tag)
+	}
+	if err != nil {
+		werr := s.cmd.Wait()
+		s.cmd = nil
+		s.cancel()
+		if s.ctx.Err() != nil && werr != nil {
+			return nil, s.ctx.Err()
+		}
+		if werr != nil {
+			return nil, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", info.Name, werr, tail.Lines(s.stderr.String(), 5))
+		}
+		return nil, fmt.Errorf("ffmpeg output for %s: %w", info.Name, err)
+	}
+	s.format = w.Format()
+	info.SampleRate, info.Channels = s.format.SampleRate, s.format.Channels
+	s.info = info
 	return s, nil
 }
 
