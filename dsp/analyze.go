@@ -439,6 +439,7 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 		case <-ctx.Done():
 			return nil, fmt.Errorf("dsp: analysis cancelled: %w", ctx.Err())
 		}
+		b.ops = b.ops[:0] // the voice detector replays them: none from the batch's last round
 		if b.n > 0 {
 			p := b.buf[:b.n]
 			b.segs = a.cut(b.n/f.Channels, b.segs[:0])
