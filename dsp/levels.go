@@ -137,11 +137,18 @@ const (
 func SmoothedLevels(rmsDb []float32) []float32 {
 	n := len(rmsDb)
 	out := make([]float32, n)
-	pw := func(i int) float64 { return math.Pow(10, float64(rmsDb[i])/10) }
+	// Each frame's power is computed once, into a ring of the 5 a window
+	// spans (math.Pow is most of the cost), and summed in the same order.
+	var ring [5]float64
+	next := 0
 	for i := range out {
+		hi := min(i+2, n-1)
+		for ; next <= hi; next++ {
+			ring[next%5] = math.Pow(10, float64(rmsDb[next])/10)
+		}
 		s, c := 0.0, 0
-		for j := max(i-2, 0); j <= min(i+2, n-1); j++ {
-			s += pw(j)
+		for j := max(i-2, 0); j <= hi; j++ {
+			s += ring[j%5]
 			c++
 		}
 		out[i] = float32(FloorDb)

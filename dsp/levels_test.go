@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestLevelsSpeechOverNoise checks the noise floor, speech level and
@@ -226,5 +228,38 @@ func TestLevelsEspeakSpeech(t *testing.T) {
 				t.Errorf("%d of %d loud speech frames above the threshold", loudAbove, loud)
 			}
 		})
+	}
+}
+
+// TestSmoothedLevelsOnePowPerFrame checks SmoothedLevels, which computes
+// each frame's power once, against the direct definition (the mean power
+// of frames i-2..i+2 within the input, in dB, floored) on random levels of
+// every short length and a long run: equal to the bit.
+func TestSmoothedLevelsOnePowPerFrame(t *testing.T) {
+	direct := func(rmsDb []float32) []float32 {
+		n := len(rmsDb)
+		out := make([]float32, n)
+		for i := range out {
+			s, c := 0.0, 0
+			for j := max(i-2, 0); j <= min(i+2, n-1); j++ {
+				s += math.Pow(10, float64(rmsDb[j])/10)
+				c++
+			}
+			out[i] = float32(FloorDb)
+			if m := s / float64(c); m > 1e-12 {
+				out[i] = float32(max(10*math.Log10(m), FloorDb))
+			}
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 11, 5000} {
+		lv := make([]float32, n)
+		for i := range lv {
+			lv[i] = float32(-120 + 120*rng.Float64())
+		}
+		if d := cmp.Diff(direct(lv), SmoothedLevels(lv)); d != "" {
+			t.Errorf("%d frames: differs (-direct +got):\n%s", n, d)
+		}
 	}
 }
