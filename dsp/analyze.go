@@ -346,7 +346,12 @@ type batch struct {
 	err  error // the read error after them (io.EOF at the end)
 	segs []int32
 	ops  []voiceOp
+	// panicked is what the source panicked with while filling buf.
+	panicked any
 }
+
+// errSourcePanicked marks the batch whose source panicked.
+var errSourcePanicked = errors.New("dsp: the source panicked")
 
 // Analyze measures src in one streaming pass, reporting progress as a
 // fraction of info.Frames (or info.Duration) when known, and stops with
@@ -391,8 +396,16 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 	wg.Add(2)
 	go func() { // the reader
 		defer wg.Done()
+		var b *batch
+		defer func() {
+			// A panic of the source (a decoder) is the caller's: Analyze
+			// raises it again on its goroutine, where a recover can see it.
+			if p := recover(); p != nil {
+				b.n, b.err, b.panicked = 0, errSourcePanicked, p
+				full <- b
+			}
+		}()
 		for {
-			var b *batch
 			select {
 			case <-quit: // first: after an error, read no more
 				return
@@ -456,6 +469,9 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 					last = fr
 				}
 			}
+		}
+		if b.panicked != nil {
+			panic(b.panicked)
 		}
 		rerr := b.err
 		voiceQ <- b // never blocks

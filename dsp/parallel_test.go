@@ -157,3 +157,33 @@ func TestAnalyzeStageErrors(t *testing.T) {
 		}
 	})
 }
+
+// panicAt is a Source that panics after at frames, as a decoder may on a
+// malformed input.
+type panicAt struct {
+	Source
+	at, pos int64
+}
+
+func (p *panicAt) Read(b []float32) (int, error) {
+	if p.pos >= p.at {
+		panic("decoder bug")
+	}
+	n, err := p.Source.Read(b)
+	p.pos += int64(n / p.Format().Channels)
+	return n, err
+}
+
+// TestAnalyzeSourcePanic checks that a panic of the source, which runs on
+// Analyze's reader goroutine, reaches the caller's goroutine (where a
+// recover sees it, as before the stages), with the goroutines stopped.
+func TestAnalyzeSourcePanic(t *testing.T) {
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		Analyze(context.Background(), &panicAt{Source: newSpeechLike(44100, 2, 10, -20, -60, 1), at: 200000}, Info{}, nil)
+	}()
+	if got != "decoder bug" {
+		t.Fatalf("recovered %v, want the source's panic", got)
+	}
+}
