@@ -44,11 +44,16 @@ go test -count=1 -timeout 30m "$@" ./...
 
 # The race detector over the packages that run goroutines (the job layer's
 # workers, leases and sweeps; the HTTP adapter's handlers, uploads and
-# downloads; the client's polling). dsp, plan and transcode start none.
+# downloads; the client's polling).
 # httpapi's two real-media tests are left out here: they drive the same
 # handlers and job layer as the other end-to-end tests, through the decoders,
 # which -race slows about 8x (140 s of the step).
 go test -race -count=1 -timeout 20m -skip 'TestRealMediaEndToEnd|TestRealTranscriptionCutsFillers' ./jobs/... ./httpapi/... ./client/...
+# dsp's staged analysis (reader, channel lanes, voice detector on their own
+# goroutines) and transcode's render pipe (chain and encoder side by side):
+# the tests that drive them, not the whole packages' accuracy suites.
+go test -race -count=1 -timeout 10m -run 'TestAnalyzeMatchesWrite|TestAnalyzeSourcePanic|TestAnalyzeProgressAndCancel|TestFFmpeg' ./dsp
+go test -race -count=1 -timeout 10m -run 'TestRenderWAVIsSampleAccurateAndClickFree|TestRenderErrors|TestRenderToWAVMatchesRenderByteForByte|TestRenderReplacesOnlyWhenComplete' ./transcode
 
 # Fuzz smoke: every Fuzz target of the module, AUTOCUT_FUZZTIME each
 # (default 20s). Targets are listed per package by go test -list, so new
