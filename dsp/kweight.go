@@ -47,6 +47,21 @@ func kWeighting(rate int) (shelf, rlb biquad) {
 	return shelf, rlb
 }
 
+// Biquad is a normalised second-order IIR section (a0 = 1):
+// y[n] = B0 x[n] + B1 x[n-1] + B2 x[n-2] - A1 y[n-1] - A2 y[n-2].
+type Biquad struct {
+	B0, B1, B2, A1, A2 float64
+}
+
+// KWeighting returns the BS.1770-4 K-weighting filter for the sample rate
+// as its two sections, the high shelf (stage 1) and the RLB high-pass
+// (stage 2): the filter the Analyzer runs, for other stages that must
+// weigh audio the same way (the renderer's loudness measurement).
+func KWeighting(rate int) (shelf, rlb Biquad) {
+	s, r := kWeighting(rate)
+	return Biquad{s.b0, s.b1, s.b2, s.a1, s.a2}, Biquad{r.b0, r.b1, r.b2, r.a1, r.a2}
+}
+
 // kState is the Direct Form I history of the two cascaded K-weighting
 // biquads for one channel. Direct Form I keeps the loop-carried dependency
 // to one multiply and one add per stage, which matters on the hot path.

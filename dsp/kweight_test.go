@@ -7,22 +7,23 @@ import (
 )
 
 func TestKWeightingCoefficients48k(t *testing.T) {
-	// ITU-R BS.1770-4, Tables 1 and 2 (48 kHz).
-	shelf, rlb := kWeighting(48000)
+	// ITU-R BS.1770-4, Tables 1 and 2 (48 kHz), through the exported
+	// sections other stages use.
+	shelf, rlb := KWeighting(48000)
 	tests := []struct {
 		name      string
 		got, want float64
 	}{
-		{"shelf b0", shelf.b0, 1.53512485958697},
-		{"shelf b1", shelf.b1, -2.69169618940638},
-		{"shelf b2", shelf.b2, 1.19839281085285},
-		{"shelf a1", shelf.a1, -1.69065929318241},
-		{"shelf a2", shelf.a2, 0.73248077421585},
-		{"rlb b0", rlb.b0, 1},
-		{"rlb b1", rlb.b1, -2},
-		{"rlb b2", rlb.b2, 1},
-		{"rlb a1", rlb.a1, -1.99004745483398},
-		{"rlb a2", rlb.a2, 0.99007225036621},
+		{"shelf b0", shelf.B0, 1.53512485958697},
+		{"shelf b1", shelf.B1, -2.69169618940638},
+		{"shelf b2", shelf.B2, 1.19839281085285},
+		{"shelf a1", shelf.A1, -1.69065929318241},
+		{"shelf a2", shelf.A2, 0.73248077421585},
+		{"rlb b0", rlb.B0, 1},
+		{"rlb b1", rlb.B1, -2},
+		{"rlb b2", rlb.B2, 1},
+		{"rlb a1", rlb.A1, -1.99004745483398},
+		{"rlb a2", rlb.A2, 0.99007225036621},
 	}
 	for _, tc := range tests {
 		if d := math.Abs(tc.got - tc.want); d > 1e-8 {

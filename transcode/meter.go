@@ -8,39 +8,14 @@ import (
 
 // The normalization's measurement pass. chainMeter measures the chain's
 // output (before gain) once: its K-weighted energy and the peak the limiter
-// will meet, per 10 ms cell. From these, normalization predicts what the
+// will meet, per 2 ms cell. From these, normalization predicts what the
 // limiter will do at any gain (predictLoudness) instead of running it.
 
-// Analog prototype of the ITU-R BS.1770-4 K-weighting (the same constants
-// as dsp's analyzer): a high shelf of about +4 dB at 1.68 kHz and the RLB
-// high-pass at 38 Hz, bilinear-transformed at the actual rate.
-const (
-	kShelfF0   = 1681.974450955533
-	kShelfGain = 3.999843853973347 // dB
-	kShelfQ    = 0.7071752369554196
-	kShelfVbE  = 0.4996667741545416
-	kRLBF0     = 38.13547087602444
-	kRLBQ      = 0.5003270373238773
-)
-
-// kWeighting returns the BS.1770-4 shelf and RLB high-pass for rate.
+// kWeighting returns dsp's BS.1770-4 shelf and RLB high-pass for rate, so
+// that the measurement weighs audio exactly as the analysis does.
 func kWeighting(rate int) (shelf, rlb biquad) {
-	fs := float64(rate)
-	k := math.Tan(math.Pi * kShelfF0 / fs)
-	vh := math.Pow(10, kShelfGain/20)
-	vb := math.Pow(vh, kShelfVbE)
-	a0 := 1 + k/kShelfQ + k*k
-	shelf = biquad{
-		b0: (vh + vb*k/kShelfQ + k*k) / a0,
-		b1: 2 * (k*k - vh) / a0,
-		b2: (vh - vb*k/kShelfQ + k*k) / a0,
-		a1: 2 * (k*k - 1) / a0,
-		a2: (1 - k/kShelfQ + k*k) / a0,
-	}
-	k = math.Tan(math.Pi * kRLBF0 / fs)
-	a0 = 1 + k/kRLBQ + k*k
-	rlb = biquad{b0: 1, b1: -2, b2: 1, a1: 2 * (k*k - 1) / a0, a2: (1 - k/kRLBQ + k*k) / a0}
-	return shelf, rlb
+	s, r := dsp.KWeighting(rate)
+	return biquad{s.B0, s.B1, s.B2, s.A1, s.A2}, biquad{r.B0, r.B1, r.B2, r.A1, r.A2}
 }
 
 // Cells. The measurement keeps, for every 2 ms of the chain's output, its
