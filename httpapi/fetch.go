@@ -259,7 +259,7 @@ func (f *fetcher) classify(ctx context.Context, err error) error {
 	case errors.Is(cause, errFetchTimeout):
 		return wrap(apiv1.ErrURLUnreachable, fmt.Sprintf("the download did not finish within %s", f.timeout))
 	case errors.Is(cause, errFetchTooSlow):
-		return wrap(apiv1.ErrURLUnreachable, fmt.Sprintf("the server sent the file slower than %s/s", byteSize(f.minRate)))
+		return wrap(apiv1.ErrURLUnreachable, fmt.Sprintf("the server sent the file slower than %s/s", sizeWords(f.minRate)))
 	case errors.Is(cause, errFetchIdle):
 		return wrap(apiv1.ErrURLUnreachable, fmt.Sprintf("the server sent nothing for %s", fetchIdleTimeout))
 	case ctx.Err() != nil:
@@ -307,17 +307,6 @@ func portList(ports []uint16) string {
 		s[i] = fmt.Sprint(p)
 	}
 	return strings.Join(s, ", ")
-}
-
-// byteSize formats a byte count for messages.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // fetchBody is a download's body: it fails with apiv1.ErrFileTooLarge
