@@ -271,15 +271,28 @@ func (a *Analyzer) fine(e float64, n int64) {
 // copied into Analysis.Input with the decoded format, frame count and
 // duration. The Analyzer must not be written to afterwards.
 func (a *Analyzer) Result(info Info) *Analysis {
+	a.finish()
+	return a.analysis(info)
+}
+
+// finish closes the partial last 10 ms frame and flushes the true-peak
+// meters and the voice detector: the measures are complete.
+func (a *Analyzer) finish() {
 	if a.pos > a.frameStart {
 		a.voice.frame(a.endFrame()) // partial last 10 ms frame: envelope only
 	}
-	tp := 0.0
 	for _, l := range a.lanes {
 		l.tp.flush()
-		tp = max(tp, l.tp.max)
 	}
 	a.voice.flush()
+}
+
+// analysis builds the Analysis from the finished measures.
+func (a *Analyzer) analysis(info Info) *Analysis {
+	tp := 0.0
+	for _, l := range a.lanes {
+		tp = max(tp, l.tp.max)
+	}
 	info.SampleRate = a.format.SampleRate
 	info.Channels = a.format.Channels
 	info.Frames = a.pos
@@ -367,17 +380,45 @@ var errSourcePanicked = errors.New("dsp: the source panicked")
 // result is the same, to the bit, as writing src to an Analyzer in the
 // same batches (batchFrames, fewer for an input known to be short), and
 // within rounding (1e-15) in any others.
+//
+// An MP3 file of a minute or more that ffmpeg decodes (a Stream of
+// FFmpegDecoder or AutoDecoder opened on a file) is analysed in two halves
+// side by side, each with its own ffmpeg, as one ffmpeg's decode would
+// otherwise bound the whole analysis: the same envelope, blocks and
+// loudness within rounding, and voice classes that may differ in a few
+// frames after the middle (see mp3split.go).
 func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*Analysis, error) {
-	f := src.Format()
-	a, err := NewAnalyzer(f)
+	if an, ok, err := analyzeSplit(ctx, src, info, progress); ok {
+		return an, err
+	}
+	a, err := NewAnalyzer(src.Format())
 	if err != nil {
 		return nil, err
 	}
-	total := float64(info.Frames)
-	if info.Frames <= 0 && info.Duration > 0 {
-		total = info.Duration * float64(f.SampleRate)
-	}
+	total := lengthOf(info, src.Format())
 	a.reserve(int64(total))
+	if err := a.run(ctx, src, total, progress); err != nil {
+		return nil, err
+	}
+	if progress != nil {
+		progress(1)
+	}
+	return a.Result(info), nil
+}
+
+// lengthOf is the input's length in sample frames as info tells it (0:
+// unknown).
+func lengthOf(info Info, f Format) float64 {
+	if info.Frames <= 0 && info.Duration > 0 {
+		return info.Duration * float64(f.SampleRate)
+	}
+	return float64(max(info.Frames, 0))
+}
+
+// run measures src to its end in Analyze's stages, reporting progress as a
+// fraction of total frames (when known).
+func (a *Analyzer) run(ctx context.Context, src Source, total float64, progress Progress) error {
+	f := a.format
 	bufFrames := batchFrames
 	if total > 0 {
 		// A short input: smaller batches, for progress reports every 1 %
@@ -450,7 +491,7 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 		select {
 		case b = <-full:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("dsp: analysis cancelled: %w", ctx.Err())
+			return fmt.Errorf("dsp: analysis cancelled: %w", ctx.Err())
 		}
 		b.ops = b.ops[:0] // the voice detector replays them: none from the batch's last round
 		if b.n > 0 {
@@ -460,7 +501,7 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 			var merr error
 			b.ops, merr = a.merge(b.segs, b.ops[:0])
 			if merr != nil {
-				return nil, merr
+				return merr
 			}
 			if progress != nil && total > 0 {
 				fr := min(float64(a.pos)/total, 1)
@@ -480,21 +521,18 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 		}
 		if rerr != nil {
 			if errors.Is(rerr, ErrBadSamples) {
-				return nil, rerr
+				return rerr
 			}
-			return nil, fmt.Errorf("dsp: analysis read at %.3f s: %w", float64(a.pos)/float64(f.SampleRate), rerr)
+			return fmt.Errorf("dsp: analysis read at %.3f s: %w", float64(a.pos)/float64(f.SampleRate), rerr)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("dsp: analysis cancelled: %w", err)
+			return fmt.Errorf("dsp: analysis cancelled: %w", err)
 		}
 	}
 	close(voiceQ)
 	wg.Wait()                  // the voice detector has seen every batch
 	voiceQ = make(chan *batch) // for the deferred close
-	if progress != nil {
-		progress(1)
-	}
-	return a.Result(info), nil
+	return nil
 }
 
 // fill reads src into buf until buf is full or src reports an error (io.EOF

@@ -306,7 +306,10 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 			info, err := d.probe(ctx, path, nil, name)
 			pc <- probed{info, err}
 		}()
-		st, err := d.start(ctx, path, nil)
+		st, err := d.start(ctx, path, nil, "")
+		if st != nil {
+			st.dec, st.path = d, path
+		}
 		p := <-pc
 		if p.err != nil {
 			if st != nil {
@@ -334,7 +337,7 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 	if err != nil {
 		return nil, err
 	}
-	st, err := d.start(ctx, "pipe:0", br)
+	st, err := d.start(ctx, "pipe:0", br, "")
 	if err != nil {
 		return nil, err
 	}
@@ -347,34 +350,44 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 	return st.ready(info)
 }
 
-// start runs ffmpeg on input (a path, or "pipe:0" fed from stdin),
+// start runs ffmpeg on input (a path, or "pipe:0" fed from stdin; read
+// as inFormat unless that is ""),
 // decoding its first audio stream to 32-bit float WAV (in the stream's own
 // rate and channels, which the header says) on a pipe. The caller reads
 // the header with ready.
-func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader) (*ffmpegStream, error) {
+func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader, inFormat string) (*ffmpegStream, error) {
 	if _, err := exec.LookPath(d.ffmpeg()); err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
 	s := &ffmpegStream{}
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	args := []string{"-nostdin", "-v", "error", "-i", input}
+	args := []string{"-nostdin", "-v", "error"}
 	if stdin != nil {
 		args = args[1:] // stdin is the input
 	}
+	if inFormat != "" {
+		args = append(args, "-f", inFormat)
+	}
+	args = append(args, "-i", input)
 	s.cmd = exec.CommandContext(s.ctx, d.ffmpeg(), append(args,
 		"-map", "0:a:0", "-vn", "-sn", "-dn", "-f", "wav", "-acodec", "pcm_f32le", "-bitexact", "-")...)
 	s.cmd.Stdin = stdin
 	s.cmd.Stderr = &s.stderr
-	pipe, err := s.cmd.StdoutPipe()
+	pr, pw, err := samplePipe()
 	if err != nil {
 		s.cancel()
 		return nil, err
 	}
-	if err := s.cmd.Start(); err != nil {
+	s.cmd.Stdout = pw
+	err = s.cmd.Start()
+	pw.Close() // ffmpeg holds the write end
+	if err != nil {
+		pr.Close()
 		s.cancel()
 		return nil, fmt.Errorf("start ffmpeg: %w", err)
 	}
-	s.r = bufio.NewReaderSize(pipe, 1<<16)
+	s.pipe = pr
+	s.r = bufio.NewReaderSize(pr, 1<<17)
 	return s, nil
 }
 
@@ -386,8 +399,7 @@ func (s *ffmpegStream) ready(info Info) (Stream, error) {
 		err = fmt.Errorf("%w: ffmpeg wrote %d-bit samples of format %#x, want 32-bit float", ErrUnsupportedFormat, w.bits, w.tag)
 	}
 	if err != nil {
-		werr := s.cmd.Wait()
-		s.cmd = nil
+		werr := s.wait()
 		s.cancel()
 		if s.ctx.Err() != nil && werr != nil {
 			return nil, s.ctx.Err()
@@ -427,17 +439,22 @@ func (t *tailBuffer) String() string {
 
 // ffmpegStream is a Stream of float32 samples piped from an ffmpeg child.
 type ffmpegStream struct {
-	info    Info
-	format  Format
-	ctx     context.Context
-	cancel  context.CancelFunc
-	cmd     *exec.Cmd
-	r       *bufio.Reader
-	stderr  tailBuffer
-	buf     []byte
-	frames  int64
-	limit   int64 // frames to deliver at most; 0: all ffmpeg writes
-	done    bool
+	info   Info
+	format Format
+	ctx    context.Context
+	cancel context.CancelFunc
+	cmd    *exec.Cmd
+	pipe   *os.File // the read end of ffmpeg's standard output
+	r      *bufio.Reader
+	stderr tailBuffer
+	buf    []byte
+	frames int64
+	limit  int64 // frames to deliver at most; 0: all ffmpeg writes
+	done   bool
+	// dec and path are the decoder and the file when ffmpeg reads a file
+	// (path ""otherwise): Analyze may then decode its second half apart.
+	dec     FFmpegDecoder
+	path    string
 	waitErr error
 }
 
@@ -497,8 +514,7 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 		return got / 4, fmt.Errorf("ffmpeg pipe: %w", err)
 	}
 	s.done = true
-	werr := s.cmd.Wait()
-	s.cmd = nil
+	werr := s.wait()
 	if s.ctx.Err() != nil {
 		s.cancel()
 		return got / 4, s.ctx.Err()
@@ -529,10 +545,17 @@ func (s *ffmpegStream) stop() error {
 func (s *ffmpegStream) Close() error {
 	if s.cmd != nil {
 		s.cancel()
-		_ = s.cmd.Wait()
-		s.cmd = nil
+		_ = s.wait()
 	}
 	return nil
+}
+
+// wait waits for ffmpeg to end and closes the pipe it wrote to.
+func (s *ffmpegStream) wait() error {
+	err := s.cmd.Wait()
+	s.cmd = nil
+	s.pipe.Close()
+	return err
 }
 
 // littleEndian reports whether this machine stores numbers little-endian.

@@ -24,7 +24,10 @@ type mp3Header struct {
 	encDelay       int   // from the LAME tag
 	padding        int
 	hasInfoFrame   bool
+	lameTag        bool // the Info frame carries a LAME (or Lavc/Lavf) extension
 	firstFrameSize int
+	offset         int // byte offset of the first frame
+	version        int // MPEG version index: 0 = 2.5, 2 = 2, 3 = 1
 }
 
 // mp3 sample rates by version index (0 = MPEG 2.5, 2 = MPEG 2, 3 = MPEG 1).
@@ -60,6 +63,7 @@ func parseMP3Header(head []byte) (mp3Header, error) {
 	}
 	v := binary.BigEndian.Uint32(head[off:])
 	version := int(v>>19) & 3
+	h.offset, h.version = off, version
 	h.sampleRate = mp3Rates[version][(v>>10)&3]
 	mono := (v>>6)&3 == 3
 	h.channels = 2
@@ -116,6 +120,7 @@ func parseMP3Header(head []byte) (mp3Header, error) {
 	// LAME extension: 9-byte encoder string, then delay/padding at +21.
 	if p+24 <= len(head) && (string(head[p:p+4]) == "LAME" || string(head[p:p+4]) == "Lavc" || string(head[p:p+4]) == "Lavf") {
 		d := head[p+21:]
+		h.lameTag = true
 		h.encDelay = int(d[0])<<4 | int(d[1])>>4
 		h.padding = int(d[1]&0x0f)<<8 | int(d[2])
 	}

@@ -1,0 +1,416 @@
+package dsp
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// An MP3 file decoded by ffmpeg is analysed in two halves side by side:
+// ffmpeg decodes MP3 on one core, and moving its samples through a pipe
+// costs about half as much again, so one decoder is the bottleneck of the
+// whole analysis. The first half is the stream Analyze was given, read up
+// to the split point; a second ffmpeg decodes the file from an MP3 frame a
+// little before the split point to the end, and a second Analyzer measures
+// it. MP3 frames are independent but for the bit reservoir and the
+// filterbank's overlap, so the second decoder's samples equal the first's
+// after a few frames: both halves decode splitCheck frames past the split
+// point, and those must be equal to the bit, or the halves are dropped and
+// the file is analysed in one piece.
+//
+// The second Analyzer starts splitWarmSec before the split point, so that
+// its filters, loudness windows and the voice detector's background
+// statistics have settled; its measures before the split point are
+// dropped. Levels, peaks, blocks and loudness are then the same as in one
+// piece (the K-weighting filters forget their start within a second, far
+// under rounding); voice classes within about 30 s after the split point
+// may differ where the voice detector's slowly forgetting statistics of
+// the bed would have differed (TestSplitMP3MatchesOnePiece measures how
+// many).
+const (
+	splitMinSec  = 60   // shorter files are analysed in one piece
+	splitWarmSec = 30   // the second half's head start before the split point
+	splitCheck   = 2048 // frames past the split point both halves decode and compare
+	splitLead    = 10   // MP3 frames the second decoder decodes before its head start
+	splitVoice   = 200  // 10 ms frames before the split point whose voice class the second half gives
+	splitHeadMax = 16 << 20
+)
+
+// mp3Split says where an MP3 file is cut for analysis in two halves.
+type mp3Split struct {
+	bStart int64 // byte offset of the MP3 frame the second decoder starts at
+	bFirst int64 // sample frame (of the whole file's decoded output) of its first sample
+	at     int64 // the split point, in sample frames: a whole second
+	warm   int64 // sample frames the second Analyzer measures before at
+	total  int64 // sample frames of the whole file (from its LAME tag)
+}
+
+// planMP3Split reads the MP3 file at path and says where to cut it, or
+// false when it should be analysed in one piece: shorter than
+// splitMinSec, without a LAME tag (whose encoder delay and length place
+// the second half's samples exactly), not in format f, or with anything
+// but consistent Layer III frames up to the cut.
+func planMP3Split(path string, f Format) (mp3Split, bool) {
+	file, err := os.Open(path)
+	if err != nil {
+		return mp3Split{}, false
+	}
+	defer file.Close()
+	head := make([]byte, 10)
+	if _, err := io.ReadFull(file, head); err != nil {
+		return mp3Split{}, false
+	}
+	n := 64 << 10
+	if string(head[:3]) == "ID3" {
+		n += 20 + (int(head[6]&0x7f)<<21 | int(head[7]&0x7f)<<14 | int(head[8]&0x7f)<<7 | int(head[9]&0x7f))
+	}
+	head = make([]byte, min(n, splitHeadMax))
+	k, err := file.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return mp3Split{}, false
+	}
+	h, err := parseMP3Header(head[:k])
+	if err != nil || !h.hasInfoFrame || !h.lameTag || h.frames <= 0 ||
+		h.sampleRate != f.SampleRate || h.channels != f.Channels {
+		return mp3Split{}, false
+	}
+	total, _ := mp3GaplessFrames(head[:k])
+	rate, spf := int64(h.sampleRate), int64(h.samplesPerFrm)
+	skip := int64(h.encDelay + mp3Decoder529) // what ffmpeg drops from the first audio frame on
+	if total < splitMinSec*rate {
+		return mp3Split{}, false
+	}
+	sp := mp3Split{total: total, warm: splitWarmSec * rate}
+	sp.at = (h.frames/2*spf - skip) / rate * rate
+	first := (sp.at-sp.warm+skip)/spf - splitLead // the second decoder's first audio frame
+	if sp.at-sp.warm < rate || first < 1 {
+		return mp3Split{}, false
+	}
+	sp.bFirst = first*spf - skip
+	// Walk the frames from the Info frame to the first one.
+	br := bufio.NewReaderSize(io.NewSectionReader(file, int64(h.offset), 1<<62), 1<<16)
+	off := int64(h.offset)
+	var hdr [4]byte
+	for i := int64(-1); ; i++ { // frame -1 is the Info frame
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return mp3Split{}, false
+		}
+		v := binary.BigEndian.Uint32(hdr[:])
+		size, ok := mp3FrameSize(v, h)
+		if !ok {
+			return mp3Split{}, false
+		}
+		if i == first {
+			sp.bStart = off
+			return sp, true
+		}
+		if _, err := br.Discard(size - 4); err != nil {
+			return mp3Split{}, false
+		}
+		off += int64(size)
+	}
+}
+
+// mp3FrameSize returns the length in bytes of the frame whose header is
+// v, or false when v is no Layer III frame of the stream h describes.
+func mp3FrameSize(v uint32, h mp3Header) (int, bool) {
+	if !isMP3FrameHeader(v) || int(v>>19)&3 != h.version || mp3Rates[h.version][(v>>10)&3] != h.sampleRate {
+		return 0, false
+	}
+	pad := int(v>>9) & 1
+	if h.version == 3 {
+		return 144*mp3Bitrates[0][(v>>12)&0xF]*1000/h.sampleRate + pad, true
+	}
+	return 72*mp3Bitrates[1][(v>>12)&0xF]*1000/h.sampleRate + pad, true
+}
+
+// splitSource is a Source that may hide the ffmpeg stream of an MP3 file
+// under it (a file's Stream, a length limit).
+type splitSource interface {
+	// splitStream returns the ffmpeg stream under the source and the most
+	// frames the source will yield (0: all).
+	splitStream() (*ffmpegStream, int64)
+}
+
+func (s *ffmpegStream) splitStream() (*ffmpegStream, int64) { return s, 0 }
+
+func (s *fileStream) splitStream() (*ffmpegStream, int64) {
+	if ss, ok := s.Stream.(splitSource); ok {
+		return ss.splitStream()
+	}
+	return nil, 0
+}
+
+func (l *limitSource) splitStream() (*ffmpegStream, int64) {
+	if ss, ok := l.Source.(splitSource); ok {
+		st, _ := ss.splitStream()
+		return st, l.max
+	}
+	return nil, 0
+}
+
+// headSource yields the first left frames of src, then io.EOF.
+type headSource struct {
+	src  Source
+	left int64
+}
+
+func (h *headSource) Format() Format { return h.src.Format() }
+
+func (h *headSource) Read(p []float32) (int, error) {
+	if h.left <= 0 {
+		return 0, io.EOF
+	}
+	ch := h.src.Format().Channels
+	if int64(len(p)/ch) > h.left {
+		p = p[:h.left*int64(ch)]
+	}
+	n, err := h.src.Read(p)
+	h.left -= int64(n / ch)
+	if err == nil && h.left <= 0 {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// tailSource drops the first skip frames of src and yields the rest,
+// keeping a copy of the frames it yields from keepAt on in keep (until
+// keep is full).
+type tailSource struct {
+	src    Source
+	skip   int64
+	pos    int64 // frames yielded
+	keepAt int64
+	keep   []float32
+	kept   int // samples in keep
+}
+
+func (t *tailSource) Format() Format { return t.src.Format() }
+
+func (t *tailSource) Read(p []float32) (int, error) {
+	ch := t.src.Format().Channels
+	for t.skip > 0 {
+		q := p[:min(int64(len(p)/ch), t.skip)*int64(ch)]
+		n, err := t.src.Read(q)
+		t.skip -= int64(n / ch)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+	}
+	n, err := t.src.Read(p)
+	if from := (t.keepAt - t.pos) * int64(ch); t.kept < len(t.keep) && from < int64(n) {
+		from = max(from, 0)
+		t.kept += copy(t.keep[t.kept:], p[from:n])
+	}
+	t.pos += int64(n / ch)
+	return n, err
+}
+
+// analyzeSplit analyses src in two halves side by side when it is the
+// ffmpeg stream of an MP3 file that planMP3Split cuts, not yet read;
+// ok is false when it is not (or the halves did not line up, and src
+// could not be read again), and the caller analyses src in one piece.
+func analyzeSplit(ctx context.Context, src Source, info Info, progress Progress) (an *Analysis, ok bool, err error) {
+	ss, isSplit := src.(splitSource)
+	if !isSplit {
+		return nil, false, nil
+	}
+	st, limit := ss.splitStream()
+	if st == nil || st.path == "" || st.frames != 0 || st.done {
+		return nil, false, nil
+	}
+	sp, planned := planMP3Split(st.path, st.format)
+	if !planned || limit > 0 && sp.total > limit {
+		return nil, false, nil
+	}
+	return analyzeSplitAs(ctx, st, sp, info, progress)
+}
+
+// analyzeSplitAs analyses st in the two halves sp says, or, when they do
+// not line up, in one piece again (ok is false when st was not read: the
+// second decoder did not start).
+func analyzeSplitAs(ctx context.Context, st *ffmpegStream, sp mp3Split, info Info, progress Progress) (an *Analysis, ok bool, err error) {
+	an, matched, err := analyzeHalves(ctx, st, sp, info, progress)
+	if matched || err != nil {
+		return an, true, err
+	}
+	if st.frames == 0 && !st.done {
+		return nil, false, nil // the second decoder did not start: src is untouched
+	}
+	// The halves did not line up: the file again, in one piece.
+	again, err := st.dec.start(ctx, st.path, nil, "")
+	if err != nil {
+		return nil, true, err
+	}
+	defer again.Close()
+	s2, err := again.ready(st.info)
+	if err != nil {
+		return nil, true, err
+	}
+	a, err := NewAnalyzer(s2.Format())
+	if err != nil {
+		return nil, true, err
+	}
+	a.reserve(sp.total)
+	if err := a.run(ctx, s2, float64(sp.total), progress); err != nil {
+		return nil, true, err
+	}
+	if progress != nil {
+		progress(1)
+	}
+	return a.Result(info), true, nil
+}
+
+// analyzeHalves measures st up to sp.at and, side by side, a second
+// ffmpeg's decoding from sp.bStart, and joins the two. matched is false
+// when the halves' samples past the split point differ.
+func analyzeHalves(ctx context.Context, st *ffmpegStream, sp mp3Split, info Info, progress Progress) (*Analysis, bool, error) {
+	abs, err := filepath.Abs(st.path)
+	if err != nil || strings.ContainsAny(abs, ",:\n") {
+		return nil, false, nil
+	}
+	url := fmt.Sprintf("subfile,,start,%d,end,0,,:file:%s", sp.bStart, abs)
+	bs, err := st.dec.start(ctx, url, nil, "mp3")
+	if err != nil {
+		return nil, false, nil
+	}
+	defer bs.Close()
+	if _, err := bs.ready(st.info); err != nil || bs.format != st.format {
+		return nil, false, nil
+	}
+	bs.limit = sp.total - sp.bFirst
+	f := st.format
+	ch := int64(f.Channels)
+
+	var mu sync.Mutex
+	done := [2]float64{}
+	share := [2]float64{float64(sp.at) / float64(sp.total), float64(sp.total-sp.at) / float64(sp.total)}
+	last := 0.0
+	report := func(half int) Progress {
+		if progress == nil {
+			return nil
+		}
+		return func(fr float64) {
+			mu.Lock()
+			defer mu.Unlock()
+			done[half] = fr
+			if v := done[0]*share[0] + done[1]*share[1]; v > last {
+				last = v
+				progress(v)
+			}
+		}
+	}
+
+	a, err := NewAnalyzer(f)
+	if err != nil {
+		return nil, false, err
+	}
+	b, _ := NewAnalyzer(f)
+	a.reserve(sp.at)
+	b.reserve(sp.total - sp.at + sp.warm)
+	check := make([]float32, splitCheck*ch)
+	tail := &tailSource{src: bs, skip: sp.at - sp.warm - sp.bFirst, keepAt: sp.warm, keep: make([]float32, splitCheck*ch)}
+
+	var wg sync.WaitGroup
+	var aErr, bErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if bErr = b.warmUp(tail, sp.warm); bErr == nil {
+			bErr = b.run(ctx, tail, float64(sp.total-sp.at), report(1))
+		}
+	}()
+	aErr = a.run(ctx, &headSource{src: st, left: sp.at}, float64(sp.at), report(0))
+	var got int
+	if aErr == nil && a.pos == sp.at {
+		got, _ = fill(st, check, int(ch))
+	}
+	st.Close() // the rest of the first decoder's output is not needed
+	wg.Wait()
+	switch {
+	case aErr != nil:
+		return nil, false, aErr
+	case ctx.Err() != nil:
+		return nil, false, fmt.Errorf("dsp: analysis cancelled: %w", ctx.Err())
+	case bErr != nil || a.pos != sp.at || got != len(check) || tail.kept != len(check):
+		return nil, false, nil
+	}
+	for i := range check {
+		if check[i] != tail.keep[i] {
+			return nil, false, nil
+		}
+	}
+	if progress != nil {
+		progress(1)
+	}
+	return joinHalves(a, b, sp, info), true, nil
+}
+
+// warmUp measures the first frames of src (the second half's head start)
+// and then forgets the peaks and loudness maxima they gave, which the
+// filters' start may have disturbed and the first half has measured.
+func (a *Analyzer) warmUp(src Source, frames int64) error {
+	ch := a.ch
+	buf := make([]float32, min(frames, batchFrames)*int64(ch))
+	for left := frames; left > 0; {
+		p := buf[:min(left, batchFrames)*int64(ch)]
+		n, err := fill(src, p, ch)
+		if n > 0 {
+			if werr := a.Write(p[:n]); werr != nil {
+				return werr
+			}
+		}
+		left -= int64(n / ch)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	a.samplePeak, a.mMaxZ, a.sMaxZ = 0, 0, 0
+	for _, l := range a.lanes {
+		l.tp.max = 0
+	}
+	return nil
+}
+
+// joinHalves joins the measures of the first half a (up to sp.at, not
+// finished) and the second b (from sp.at - sp.warm to the end) into one
+// Analysis: a's frames and blocks before the split point, b's after it,
+// and b's voice classes from splitVoice frames before it (a's last
+// classes lack the frames after them).
+func joinHalves(a, b *Analyzer, sp mp3Split, info Info) *Analysis {
+	b.finish()
+	split := int(sp.at * 100 / b.rate)   // 10 ms frames before the split point
+	warm := int(sp.warm * 100 / b.rate)  // 10 ms frames of b's head start
+	voice := max(split-splitVoice, 0)    // first frame whose class b gives
+	voice = min(voice, len(a.voice.out)) // (a has classified it)
+	bVoice := voice - (split - warm)     // its index in b's classes
+	join := func(x, y []float32, n, m int) []float32 {
+		out := make([]float32, 0, n+len(y)-m)
+		return append(append(out, x[:n]...), y[m:]...)
+	}
+	b.rms = join(a.rms, b.rms, split, warm)
+	b.peakEnv = join(a.peakEnv, b.peakEnv, split, warm)
+	out := make([]uint8, 0, voice+len(b.voice.out)-bVoice)
+	b.voice.out = append(append(out, a.voice.out[:voice]...), b.voice.out[bVoice:]...)
+	blocks := make([]float64, 0, split/10+len(b.blocks)-warm/10)
+	b.blocks = append(append(blocks, a.blocks[:split/10]...), b.blocks[warm/10:]...)
+	b.samplePeak = max(a.samplePeak, b.samplePeak)
+	b.mMaxZ, b.sMaxZ = max(a.mMaxZ, b.mMaxZ), max(a.sMaxZ, b.sMaxZ)
+	for c, l := range b.lanes {
+		l.tp.max = max(l.tp.max, a.lanes[c].tp.max)
+	}
+	b.pos += sp.at - sp.warm
+	return b.analysis(info)
+}

@@ -1,0 +1,230 @@
+package dsp
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"testing"
+)
+
+// speechMP3 encodes about 3.5 minutes of real speech (three recordings,
+// English and French) over a pink-noise bed 30 dB under it, so that the
+// voice detector's classifier has work, with the given encoder options.
+func speechMP3(t testing.TB, name string, enc ...string) string {
+	t.Helper()
+	args := []string{
+		"-i", recordings + "/en_asterisk_allison_demo-instruct_73s.wav",
+		"-i", recordings + "/fr_asterisk_june_demo-instruct_71s.wav",
+		"-i", recordings + "/en_librivox_sense_sensibility_0870.wav",
+		"-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.01:seed=7",
+		"-filter_complex", "[0:a]aresample=44100,aformat=channel_layouts=mono[a];[1:a]aresample=44100,aformat=channel_layouts=mono[b];" +
+			"[2:a]aresample=44100,aformat=channel_layouts=mono[c];[a][b][c]concat=n=3:v=0:a=1[s];" +
+			"[3:a]aresample=44100,aformat=channel_layouts=mono[n];[s][n]amix=inputs=2:duration=first:normalize=0[out]",
+		"-map", "[out]",
+	}
+	return ffmpegGen(t, name, append(args, enc...)...)
+}
+
+// analyzeOnePiece analyses the file at path through one ffmpeg, as
+// Analyze does for every input it does not split.
+func analyzeOnePiece(t *testing.T, path string) *Analysis {
+	t.Helper()
+	s, err := FFmpegDecoder{}.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, err := NewAnalyzer(s.Format())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.run(context.Background(), s, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	return a.Result(s.Info())
+}
+
+// openSplit opens path with ffmpeg and returns its stream and split plan.
+func openSplit(t *testing.T, path string) (Stream, *ffmpegStream, mp3Split) {
+	t.Helper()
+	s, err := FFmpegDecoder{}.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	st, _ := s.(splitSource).splitStream()
+	sp, ok := planMP3Split(st.path, st.format)
+	if !ok {
+		t.Fatalf("%s: not split", path)
+	}
+	return s, st, sp
+}
+
+// TestSplitMP3MatchesOnePiece: an MP3 analysed in two halves side by side
+// measures what it does in one piece: the same envelope to the bit, the
+// same loudness, peaks and blocks within rounding, and voice classes that
+// differ in at most a few frames after the split point.
+func TestSplitMP3MatchesOnePiece(t *testing.T) {
+	if !(FFmpegDecoder{}).Available() {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	for _, tc := range []struct {
+		name string
+		enc  []string
+	}{
+		{"44k-stereo-vbr", []string{"-ac", "2", "-c:a", "libmp3lame", "-q:a", "2"}},
+		{"48k-stereo-cbr", []string{"-ar", "48000", "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k"}},
+		{"22k-mono-mpeg2", []string{"-ar", "22050", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "48k"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := speechMP3(t, tc.name+".mp3", tc.enc...)
+			want := analyzeOnePiece(t, path)
+			s, st, sp := openSplit(t, path)
+			got, matched, err := analyzeHalves(context.Background(), st, sp, s.Info(), nil)
+			if err != nil || !matched {
+				t.Fatalf("halves: matched %v, %v", matched, err)
+			}
+			if got.Input.Frames != want.Input.Frames {
+				t.Fatalf("frames: %d in halves, %d in one piece", got.Input.Frames, want.Input.Frames)
+			}
+			equal32(t, "RMS", got.Envelope.RMSDb, want.Envelope.RMSDb)
+			equal32(t, "peak", got.Envelope.PeakDb, want.Envelope.PeakDb)
+			if len(got.Blocks) != len(want.Blocks) {
+				t.Fatalf("%d blocks, want %d", len(got.Blocks), len(want.Blocks))
+			}
+			for i := range got.Blocks {
+				if d := math.Abs(got.Blocks[i] - want.Blocks[i]); d > 1e-9*want.Blocks[i]+1e-15 {
+					t.Fatalf("block %d: %g, want %g", i, got.Blocks[i], want.Blocks[i])
+				}
+			}
+			gl, wl := got.Loudness, want.Loudness
+			for _, v := range [][3]any{
+				{"integrated", gl.Integrated, wl.Integrated}, {"range", gl.Range, wl.Range},
+				{"true peak", gl.TruePeak, wl.TruePeak}, {"sample peak", gl.SamplePeak, wl.SamplePeak},
+				{"momentary max", gl.MomentaryMax, wl.MomentaryMax}, {"short-term max", gl.ShortTermMax, wl.ShortTermMax},
+			} {
+				if d := math.Abs(v[1].(float64) - v[2].(float64)); d > 1e-6 {
+					t.Errorf("%s: %.6f in halves, %.6f in one piece", v[0], v[1], v[2])
+				}
+			}
+			if got.ThresholdDb != want.ThresholdDb || got.NoiseFloorDb != want.NoiseFloorDb || got.SpeechLevelDb != want.SpeechLevelDb {
+				t.Errorf("levels: %v/%v/%v in halves, %v/%v/%v in one piece", got.ThresholdDb, got.NoiseFloorDb,
+					got.SpeechLevelDb, want.ThresholdDb, want.NoiseFloorDb, want.SpeechLevelDb)
+			}
+			gv, wv := got.Envelope.Voice, want.Envelope.Voice
+			if len(gv) != len(wv) {
+				t.Fatalf("%d voice classes, want %d", len(gv), len(wv))
+			}
+			diff, scores, first := 0, 0, -1
+			for i := range gv {
+				if gv[i] == wv[i] {
+					continue
+				}
+				scores++
+				if first < 0 {
+					first = i
+				}
+				if VoiceScore(gv[i]) >= 0.5 != (VoiceScore(wv[i]) >= 0.5) {
+					diff++
+				}
+			}
+			split := int(sp.at * 100 / int64(st.format.SampleRate))
+			t.Logf("split at %.1f s of %.1f s; of %d voice classes %d differ, %d of them across 0.5 (first at frame %d)",
+				float64(sp.at)/float64(st.format.SampleRate), want.Input.Duration, len(gv), scores, diff, first)
+			if first >= 0 && first < split-splitVoice {
+				t.Errorf("voice class %d differs, before the second half's classes start (%d)", first, split-splitVoice)
+			}
+			if diff > len(gv)/200 {
+				t.Errorf("%d voice classes differ across 0.5, more than 0.5 %%", diff)
+			}
+		})
+	}
+}
+
+func equal32(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d frames, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] && !(math.IsInf(float64(got[i]), -1) && math.IsInf(float64(want[i]), -1)) {
+			t.Fatalf("%s frame %d: %v, want %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestSplitMP3Misaligned: when the second decoder's samples do not line up
+// with the first's (here the plan places them one MP3 frame off), the
+// halves are dropped and the file is analysed again in one piece.
+func TestSplitMP3Misaligned(t *testing.T) {
+	if !(FFmpegDecoder{}).Available() {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	path := speechMP3(t, "speech.mp3", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "4")
+	want := analyzeOnePiece(t, path)
+	s, st, sp := openSplit(t, path)
+	sp.bFirst -= 1152
+	if _, matched, err := analyzeHalves(context.Background(), st, sp, s.Info(), nil); matched || err != nil {
+		t.Fatalf("misaligned halves: matched %v, %v", matched, err)
+	}
+	s, st, sp = openSplit(t, path)
+	sp.bFirst += 1152
+	got, ok, err := analyzeSplitAs(context.Background(), st, sp, s.Info(), nil)
+	if err != nil || !ok {
+		t.Fatalf("fallback: ok %v, %v", ok, err)
+	}
+	equal32(t, "RMS", got.Envelope.RMSDb, want.Envelope.RMSDb)
+	if d := math.Abs(got.Loudness.Integrated - want.Loudness.Integrated); d > 1e-9 {
+		t.Errorf("integrated %v, want %v", got.Loudness.Integrated, want.Loudness.Integrated)
+	}
+	for i := range got.Envelope.Voice {
+		if got.Envelope.Voice[i] != want.Envelope.Voice[i] {
+			t.Fatalf("voice class %d differs after the fallback", i)
+		}
+	}
+}
+
+// TestPlanMP3Split: which MP3 files are cut, and where.
+func TestPlanMP3Split(t *testing.T) {
+	if !(FFmpegDecoder{}).Available() {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	f := Format{SampleRate: 44100, Channels: 2}
+	good := speechMP3(t, "good.mp3", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "4")
+	sp, ok := planMP3Split(good, f)
+	if !ok {
+		t.Fatal("a 3.5 min LAME MP3 is not split")
+	}
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isMP3FrameHeader(binary.BigEndian.Uint32(data[sp.bStart:])) {
+		t.Errorf("the second half starts at byte %d, not on a frame", sp.bStart)
+	}
+	if sp.at%44100 != 0 || sp.at-sp.warm <= sp.bFirst || sp.at > sp.total/2+44100 || sp.at < sp.total/2-2*44100 {
+		t.Errorf("split %+v: not a whole second near the middle after the second decoder's lead", sp)
+	}
+	if _, ok := planMP3Split(good, Format{SampleRate: 44100, Channels: 1}); ok {
+		t.Error("split for a format the file is not in")
+	}
+	noTag := speechMP3(t, "notag.mp3", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "4", "-write_xing", "0")
+	if _, ok := planMP3Split(noTag, f); ok {
+		t.Error("an MP3 without a LAME tag is split")
+	}
+	short := ffmpegGen(t, "short.mp3", "-f", "lavfi", "-i", "sine=frequency=440:duration=50", "-ac", "2", "-ar", "44100", "-c:a", "libmp3lame")
+	if _, ok := planMP3Split(short, f); ok {
+		t.Error("a 50 s MP3 is split")
+	}
+	// Junk in the first half: frames no longer follow each other.
+	junk := append([]byte(nil), data...)
+	copy(junk[len(junk)/4:], make([]byte, 4096))
+	bad := t.TempDir() + "/junk.mp3"
+	if err := os.WriteFile(bad, junk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := planMP3Split(bad, f); ok {
+		t.Error("an MP3 with junk between its frames is split")
+	}
+}
