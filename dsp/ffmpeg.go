@@ -492,6 +492,12 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 		}
 		b = s.buf[:4*n]
 	}
+	if s.r.Buffered() == 0 {
+		// Let ffmpeg's writes gather in the pipe: a read woken by
+		// every 32 KiB write costs both sides more than the samples'
+		// copy (see pipeWait).
+		pipeWait(s.pipe, min(len(b), pipeGather))
+	}
 	got, err := io.ReadAtLeast(s.r, b, 4*ch)
 	if r := got % (4 * ch); r != 0 && err == nil {
 		// A read may end inside a frame: complete it, so that the next
@@ -549,6 +555,10 @@ func (s *ffmpegStream) Close() error {
 	}
 	return nil
 }
+
+// pipeGather is how many bytes a read waits for in the pipe (pipeWait):
+// half its size on Linux.
+const pipeGather = 512 << 10
 
 // wait waits for ffmpeg to end and closes the pipe it wrote to.
 func (s *ffmpegStream) wait() error {
