@@ -3,8 +3,10 @@ package dsp
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
+	"sync"
 	"testing"
 )
 
@@ -226,5 +228,29 @@ func TestPlanMP3Split(t *testing.T) {
 	}
 	if _, ok := planMP3Split(bad, f); ok {
 		t.Error("an MP3 with junk between its frames is split")
+	}
+}
+
+// TestSplitMP3Cancelled: cancelling an analysis in two halves stops both
+// decoders and reports the cancellation.
+func TestSplitMP3Cancelled(t *testing.T) {
+	if !(FFmpegDecoder{}).Available() {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	path := speechMP3(t, "speech.mp3", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "4")
+	s, st, sp := openSplit(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	progress := func(f float64) {
+		if f > 0.3 {
+			once.Do(cancel)
+		}
+	}
+	_, _, err := analyzeHalves(ctx, st, sp, s.Info(), progress)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled analysis: %v", err)
+	}
+	if st.cmd != nil {
+		t.Error("the first decoder is still running")
 	}
 }
