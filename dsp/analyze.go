@@ -381,12 +381,11 @@ var errSourcePanicked = errors.New("dsp: the source panicked")
 // same batches (batchFrames, fewer for an input known to be short), and
 // within rounding (1e-15) in any others.
 //
-// An MP3 file of a minute or more that ffmpeg decodes (a Stream of
-// FFmpegDecoder or AutoDecoder opened on a file) is analysed in two halves
-// side by side, each with its own ffmpeg, as one ffmpeg's decode would
-// otherwise bound the whole analysis: the same envelope, blocks and
-// loudness within rounding, and voice classes that may differ in a few
-// frames after the middle (see mp3split.go).
+// An MP3 file of a minute or more (a decoder's Stream opened on the file,
+// not yet read) is analysed in two halves side by side, each with its own
+// decoder, as one decoder would otherwise bound the whole analysis: the
+// same envelope, blocks and loudness within rounding, and voice scores
+// that may differ in a few frames after the middle (see mp3split.go).
 func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*Analysis, error) {
 	if an, ok, err := analyzeSplit(ctx, src, info, progress); ok {
 		return an, err

@@ -135,8 +135,10 @@ func (NativeDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stre
 		}
 	case "mp3":
 		var m *mp3Stream
+		path, _ := filePath(r) // (before the decoder reads r)
 		if m, err = newMP3Stream(src); err == nil {
 			m.info.Name = name
+			m.path = path
 			s = m
 		}
 	default:

@@ -142,6 +142,10 @@ type mp3Stream struct {
 	frames int64
 	done   bool
 	closer io.Closer
+	// path is the file decoded, when known (Analyze may decode its second
+	// half apart); touched: Read was called.
+	path    string
+	touched bool
 }
 
 var mp3BufPool = sync.Pool{New: func() any { b := make([]byte, 4*4096); return &b }}
@@ -213,6 +217,7 @@ func mp3Call(fn func() error) (err error) {
 
 // Read fills p with whole frames.
 func (s *mp3Stream) Read(p []float32) (int, error) {
+	s.touched = true
 	if s.done || s.buf == nil {
 		return 0, io.EOF
 	}

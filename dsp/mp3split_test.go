@@ -28,11 +28,11 @@ func speechMP3(t testing.TB, name string, enc ...string) string {
 	return ffmpegGen(t, name, append(args, enc...)...)
 }
 
-// analyzeOnePiece analyses the file at path through one ffmpeg, as
+// analyzeOnePiece analyses the file at path through one decoder, as
 // Analyze does for every input it does not split.
-func analyzeOnePiece(t *testing.T, path string) *Analysis {
+func analyzeOnePiece(t *testing.T, dec Decoder, path string) *Analysis {
 	t.Helper()
-	s, err := FFmpegDecoder{}.Open(context.Background(), path)
+	s, err := openFile(context.Background(), dec, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,16 +47,16 @@ func analyzeOnePiece(t *testing.T, path string) *Analysis {
 	return a.Result(s.Info())
 }
 
-// openSplit opens path with ffmpeg and returns its stream and split plan.
-func openSplit(t *testing.T, path string) (Stream, *ffmpegStream, mp3Split) {
+// openSplit opens path with dec and returns its stream and split plan.
+func openSplit(t *testing.T, dec Decoder, path string) (Stream, splitter, mp3Split) {
 	t.Helper()
-	s, err := FFmpegDecoder{}.Open(context.Background(), path)
+	s, err := openFile(context.Background(), dec, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	st, _ := s.(splitSource).splitStream()
-	sp, ok := planMP3Split(st.path, st.format)
+	sp, ok := planMP3Split(st.splitFile(), st.Format())
 	if !ok {
 		t.Fatalf("%s: not split", path)
 	}
@@ -73,16 +73,19 @@ func TestSplitMP3MatchesOnePiece(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
+		dec  Decoder
 		enc  []string
 	}{
-		{"44k-stereo-vbr", []string{"-ac", "2", "-c:a", "libmp3lame", "-q:a", "2"}},
-		{"48k-stereo-cbr", []string{"-ar", "48000", "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k"}},
-		{"22k-mono-mpeg2", []string{"-ar", "22050", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "48k"}},
+		{"ffmpeg-44k-stereo-vbr", FFmpegDecoder{}, []string{"-ac", "2", "-c:a", "libmp3lame", "-q:a", "2"}},
+		{"ffmpeg-48k-stereo-cbr", FFmpegDecoder{}, []string{"-ar", "48000", "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k"}},
+		{"ffmpeg-22k-mono-mpeg2", FFmpegDecoder{}, []string{"-ar", "22050", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "48k"}},
+		{"native-44k-stereo-vbr", NativeDecoder{}, []string{"-ac", "2", "-c:a", "libmp3lame", "-q:a", "2"}},
+		{"native-22k-mono-mpeg2", NativeDecoder{}, []string{"-ar", "22050", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "48k"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := speechMP3(t, tc.name+".mp3", tc.enc...)
-			want := analyzeOnePiece(t, path)
-			s, st, sp := openSplit(t, path)
+			want := analyzeOnePiece(t, tc.dec, path)
+			s, st, sp := openSplit(t, tc.dec, path)
 			got, matched, err := analyzeHalves(context.Background(), st, sp, s.Info(), nil)
 			if err != nil || !matched {
 				t.Fatalf("halves: matched %v, %v", matched, err)
@@ -131,9 +134,9 @@ func TestSplitMP3MatchesOnePiece(t *testing.T) {
 					diff++
 				}
 			}
-			split := int(sp.at * 100 / int64(st.format.SampleRate))
+			split := int(sp.at * 100 / int64(st.Format().SampleRate))
 			t.Logf("split at %.1f s of %.1f s; of %d voice classes %d differ, %d of them across 0.5 (first at frame %d)",
-				float64(sp.at)/float64(st.format.SampleRate), want.Input.Duration, len(gv), scores, diff, first)
+				float64(sp.at)/float64(st.Format().SampleRate), want.Input.Duration, len(gv), scores, diff, first)
 			if first >= 0 && first < split-splitVoice {
 				t.Errorf("voice class %d differs, before the second half's classes start (%d)", first, split-splitVoice)
 			}
@@ -164,25 +167,27 @@ func TestSplitMP3Misaligned(t *testing.T) {
 		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
 	}
 	path := speechMP3(t, "speech.mp3", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "4")
-	want := analyzeOnePiece(t, path)
-	s, st, sp := openSplit(t, path)
-	sp.bFirst -= 1152
-	if _, matched, err := analyzeHalves(context.Background(), st, sp, s.Info(), nil); matched || err != nil {
-		t.Fatalf("misaligned halves: matched %v, %v", matched, err)
-	}
-	s, st, sp = openSplit(t, path)
-	sp.bFirst += 1152
-	got, ok, err := analyzeSplitAs(context.Background(), st, sp, s.Info(), nil)
-	if err != nil || !ok {
-		t.Fatalf("fallback: ok %v, %v", ok, err)
-	}
-	equal32(t, "RMS", got.Envelope.RMSDb, want.Envelope.RMSDb)
-	if d := math.Abs(got.Loudness.Integrated - want.Loudness.Integrated); d > 1e-9 {
-		t.Errorf("integrated %v, want %v", got.Loudness.Integrated, want.Loudness.Integrated)
-	}
-	for i := range got.Envelope.Voice {
-		if got.Envelope.Voice[i] != want.Envelope.Voice[i] {
-			t.Fatalf("voice class %d differs after the fallback", i)
+	for _, dec := range []Decoder{FFmpegDecoder{}, NativeDecoder{}} {
+		want := analyzeOnePiece(t, dec, path)
+		s, st, sp := openSplit(t, dec, path)
+		sp.bFirst -= 1152
+		if _, matched, err := analyzeHalves(context.Background(), st, sp, s.Info(), nil); matched || err != nil {
+			t.Fatalf("%T: misaligned halves: matched %v, %v", dec, matched, err)
+		}
+		s, st, sp = openSplit(t, dec, path)
+		sp.bFirst += 1152
+		got, ok, err := analyzeSplitAs(context.Background(), st, sp, s.Info(), nil)
+		if err != nil || !ok {
+			t.Fatalf("%T: fallback: ok %v, %v", dec, ok, err)
+		}
+		equal32(t, "RMS", got.Envelope.RMSDb, want.Envelope.RMSDb)
+		if d := math.Abs(got.Loudness.Integrated - want.Loudness.Integrated); d > 1e-9 {
+			t.Errorf("%T: integrated %v, want %v", dec, got.Loudness.Integrated, want.Loudness.Integrated)
+		}
+		for i := range got.Envelope.Voice {
+			if got.Envelope.Voice[i] != want.Envelope.Voice[i] {
+				t.Fatalf("%T: voice class %d differs after the fallback", dec, i)
+			}
 		}
 	}
 }
@@ -238,7 +243,7 @@ func TestSplitMP3Cancelled(t *testing.T) {
 		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
 	}
 	path := speechMP3(t, "speech.mp3", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "4")
-	s, st, sp := openSplit(t, path)
+	s, st, sp := openSplit(t, FFmpegDecoder{}, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	progress := func(f float64) {
@@ -250,7 +255,7 @@ func TestSplitMP3Cancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled analysis: %v", err)
 	}
-	if st.cmd != nil {
+	if st.(*ffmpegStream).cmd != nil {
 		t.Error("the first decoder is still running")
 	}
 }
