@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // speechMP3 encodes about 3.5 minutes of real speech (three recordings,
@@ -257,5 +260,57 @@ func TestSplitMP3Cancelled(t *testing.T) {
 	}
 	if st.(*ffmpegStream).cmd != nil {
 		t.Error("the first decoder is still running")
+	}
+}
+
+// TestAnalyzeMP3Memory3h: a 3-hour MP3 analysed in two halves keeps its
+// heap bounded (two Analyzers, each with its batches and half the
+// envelope). The file is 8 kHz stereo, which encodes fast: the analysis's
+// memory depends on the length and the channels, not on the rate.
+func TestAnalyzeMP3Memory3h(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3 hours of audio; run without -short")
+	}
+	if !(FFmpegDecoder{}).Available() {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	const sec = 3 * 3600
+	path := ffmpegGen(t, "3h.mp3", "-f", "lavfi", "-i", fmt.Sprintf("sine=frequency=300:sample_rate=8000:duration=%d", sec),
+		"-f", "lavfi", "-i", fmt.Sprintf("anoisesrc=color=pink:amplitude=0.001:sample_rate=8000:duration=%d", sec),
+		"-filter_complex", "[0:a]volume='if(lt(mod(t,7),4),1,0)':eval=frame[s];[s][1:a]amix=inputs=2:normalize=0,aformat=channel_layouts=stereo",
+		"-c:a", "libmp3lame", "-b:a", "24k")
+	s, _, _ := openSplit(t, FFmpegDecoder{}, path)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapInuse)
+		}
+	}()
+	a, err := Analyze(context.Background(), s, s.Info(), nil)
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(a.Input.Duration-sec) > 0.1 {
+		t.Fatalf("duration %.3f, want %d", a.Input.Duration, sec)
+	}
+	t.Logf("3 h MP3 in two halves: peak heap in use %.1f MB (%.1f MB before); %d envelope frames",
+		float64(peak)/1e6, float64(before.HeapInuse)/1e6, a.Envelope.Frames())
+	if peak > 64<<20 {
+		t.Errorf("peak heap %.1f MB, want < 64 MB", float64(peak)/1e6)
 	}
 }
