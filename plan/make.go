@@ -160,12 +160,19 @@ type tuning struct {
 	edgeMaxTail  int     // frames an edge may move out past its anchor, after speech
 	edgeMaxOnset int     // and before it
 	edgeBedWin   int     // frames around a pause whose pauses' frames make its bed
+	clickCrestDb float64 // a frame whose peak stands this far over its RMS level is a click (0: off)
+	// edgeClickRate: a bed whose pauses hold isolated bursts (a frame
+	// edgeBurstDb over the bed between two under it) in more than this
+	// share of their frames (percent) crackles: there, a frame whose peak
+	// stands clickCrestDb over its RMS level is a click, not speech.
+	edgeClickRate float64
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
 	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0,
 	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
-	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000}
+	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
+	clickCrestDb: 14, edgeClickRate: 1}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -695,6 +702,12 @@ func (m *maker) pair(i, j int) float64 {
 	return 10 * math.Log10(max((m.pw(i)+m.pw(j))/2, 1e-12))
 }
 
+// click reports whether frame j's level comes from an impulse: its sample
+// peak stands tu.clickCrestDb or more over its RMS level.
+func (m *maker) click(j int) bool {
+	return m.tu.clickCrestDb > 0 && len(m.env.PeakDb) > 0 && m.peak(j)-m.raw(j) >= m.tu.clickCrestDb
+}
+
 // edgeRule is the audible rule of one pause's bed (see refine).
 type edgeRule struct{ burst, decay, own float64 }
 
@@ -710,10 +723,14 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 // speech, -1: before it) over the frames the rule r keeps, bridging up to
 // gap frames to a burst, never reaching stop or more than limit frames,
 // and returns the outermost frame kept.
-func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule) int {
+func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int {
 	pos, g := a, 0
 	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
 		switch {
+		case clicky && m.click(j):
+			if g++; g > gap {
+				return pos
+			}
 		case m.raw(j) >= r.burst,
 			g == 0 && m.raw(j) >= r.own && m.pair(j, j-d) >= r.decay:
 			pos, g = j, 0
@@ -734,6 +751,14 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule) int {
 // alone), each less tu.edgeGuard frames at both ends and counted only when
 // at least tu.edgeMinBed frames are left (a gap between words is no bed).
 func (m *maker) beds(is []island) ([]float64, []bool) {
+	bed, ok, _ := m.bedsClicks(is)
+	return bed, ok
+}
+
+// bedsClicks is beds, and for each pause the share (percent) of its
+// window's pause frames that are isolated bursts: a frame tu.edgeBurstDb
+// over the bed with both neighbours under that.
+func (m *maker) bedsClicks(is []island) ([]float64, []bool, []float64) {
 	np := len(is) + 1
 	a, b := make([]int, np), make([]int, np)
 	cum := make([]float64, np+1) // cumulated power of the pauses before k
@@ -769,7 +794,35 @@ func (m *maker) beds(is []island) ([]float64, []bool) {
 			bed[k], ok[k] = 10*math.Log10(max((cum[hi]-cum[lo])/float64(c), 1e-12)), true
 		}
 	}
-	return bed, ok
+	// Isolated bursts of each pause against its own bed, then summed over
+	// the same windows.
+	clk := make([]int, np+1)
+	for k := range np {
+		c := 0
+		if ok[k] && b[k]-a[k] >= m.tu.edgeMinBed {
+			thr := bed[k] + m.tu.edgeBurstDb
+			for i := a[k]; i < b[k]; i++ {
+				if m.raw(i) >= thr && (i == 0 || m.raw(i-1) < thr) && (i+1 >= m.n || m.raw(i+1) < thr) {
+					c++
+				}
+			}
+		}
+		clk[k+1] = clk[k] + c
+	}
+	rate := make([]float64, np)
+	lo, hi = 0, 0
+	for k := range np {
+		for lo < k && b[lo] < a[k]-m.tu.edgeBedWin {
+			lo++
+		}
+		for hi < np && a[hi] <= b[k]+m.tu.edgeBedWin {
+			hi++
+		}
+		if c := cnt[hi] - cnt[lo]; c >= m.tu.edgeMinBed {
+			rate[k] = 100 * float64(clk[hi]-clk[lo]) / float64(c)
+		}
+	}
+	return bed, ok, rate
 }
 
 // refine places each island's edges by the audible rule, measured against
@@ -791,7 +844,7 @@ func (m *maker) refine(is []island) []island {
 	if len(is) == 0 {
 		return is
 	}
-	bed, okb := m.beds(is)
+	bed, okb, clk := m.bedsClicks(is)
 	out := make([]island, 0, len(is))
 	for k, x := range is {
 		lo, hi := -1, m.n
@@ -803,25 +856,27 @@ func (m *maker) refine(is []island) []island {
 		}
 		if okb[k+1] {
 			r := m.edgeRule(bed[k+1])
+			clicky := clk[k+1] > m.tu.edgeClickRate
 			a := x.re - 1
-			for a >= x.rs && m.raw(a) < r.burst {
+			for a >= x.rs && (m.raw(a) < r.burst || clicky && m.click(a)) {
 				a--
 			}
 			if a < x.rs {
 				a = x.re - 1
 			}
-			x.e = m.follow(a, 1, hi, m.tu.edgeTailGap, m.tu.edgeMaxTail, r) + 1
+			x.e = m.follow(a, 1, hi, m.tu.edgeTailGap, m.tu.edgeMaxTail, r, clicky) + 1
 		}
 		if okb[k] {
 			r := m.edgeRule(bed[k])
+			clicky := clk[k] > m.tu.edgeClickRate
 			a := x.rs
-			for a < x.re && m.raw(a) < r.burst {
+			for a < x.re && (m.raw(a) < r.burst || clicky && m.click(a)) {
 				a++
 			}
 			if a >= x.re {
 				a = x.rs
 			}
-			x.s = m.follow(a, -1, lo, m.tu.edgeOnsetGap, m.tu.edgeMaxOnset, r)
+			x.s = m.follow(a, -1, lo, m.tu.edgeOnsetGap, m.tu.edgeMaxOnset, r, clicky)
 		}
 		if x.e <= x.s {
 			x.s, x.e = x.rs, x.re
