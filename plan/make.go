@@ -25,6 +25,8 @@ const (
 	// audibleDepthDb: word decays are followed down to the input's sample
 	// peak less this (the corpora's rule of audible speech).
 	audibleDepthDb = 40.0
+	// edgeTolDb: the edge rule's levels are compared within this.
+	edgeTolDb = 0.005
 )
 
 // Make turns an analysis into a plan with params p (validated first) and
@@ -150,17 +152,20 @@ type tuning struct {
 	pad                  int     // frames added on both sides of every island
 
 	// Edge placement by the bed of each pause (automatic threshold, refine).
-	edgeBurstDb  float64 // a frame this far over the bed is audible speech
-	edgeDecayDb  float64 // a decay is followed while 20 ms stay this far over the bed
-	edgeOwnDb    float64 // and the frame itself this far
-	edgeGuard    int     // frames next to the islands left out of a bed's level
-	edgeMinBed   int     // frames a pause needs for its bed's level
-	edgeTailGap  int     // frames bridged after speech to a burst (a final stop's closure)
-	edgeOnsetGap int     // frames bridged before speech
-	edgeMaxTail  int     // frames an edge may move out past its anchor, after speech
-	edgeMaxOnset int     // and before it
-	edgeBedWin   int     // frames around a pause whose pauses' frames make its bed
-	clickCrestDb float64 // a frame whose peak stands this far over its RMS level is a click (0: off)
+	edgeBurstDb     float64 // a frame this far over the bed is audible speech
+	edgeDecayDb     float64 // a decay is followed while 20 ms stay this far over the bed
+	edgeOwnDb       float64 // and the frame itself this far
+	edgeGuard       int     // frames next to the islands left out of a bed's level
+	edgeMinBed      int     // frames a pause needs for its bed's level
+	edgeTailGap     int     // frames bridged after speech to a burst (a final stop's closure)
+	edgeOnsetGap    int     // frames bridged before speech
+	edgeMaxTail     int     // frames an edge may move out past its anchor, after speech
+	edgeMaxOnset    int     // and before it
+	edgeBedWin      int     // frames around a pause whose pauses' frames make its bed
+	edgeStrictDb    float64 // a decay 20 ms of which stay this far over the bed is audible speech
+	edgeSoftMax     int     // frames a decay may be followed under edgeStrictDb (down to edgeDecayDb)
+	edgeStrictMinDb float64 // edgeStrictDb applies to a bed this far under the speech level or more
+	clickCrestDb    float64 // a frame whose peak stands this far over its RMS level is a click (0: off)
 	// edgeClickRate: a bed whose pauses hold isolated bursts (a frame
 	// edgeBurstDb over the bed between two under it) in more than this
 	// share of their frames (percent) crackles: there, a frame whose peak
@@ -172,7 +177,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0,
 	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
-	clickCrestDb: 14, edgeClickRate: 1}
+	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -709,13 +714,23 @@ func (m *maker) click(j int) bool {
 }
 
 // edgeRule is the audible rule of one pause's bed (see refine).
-type edgeRule struct{ burst, decay, own float64 }
+type edgeRule struct{ burst, decay, strict, own float64 }
 
 func (m *maker) edgeRule(bed float64) edgeRule {
+	// Levels are compared at the resolution they are kept (0.01 dB): a
+	// frame exactly 7 dB over the bed is over it, whatever the rounding
+	// of the bed's power sum.
+	soft := m.speech-bed < m.tu.edgeStrictMinDb
+	bed -= edgeTolDb
+	strict := bed + m.tu.edgeStrictDb
+	if soft {
+		strict = bed + m.tu.edgeDecayDb
+	}
 	return edgeRule{
-		burst: max(bed+m.tu.edgeBurstDb, m.audible),
-		decay: max(bed+m.tu.edgeDecayDb, m.audible),
-		own:   bed + m.tu.edgeOwnDb,
+		burst:  max(bed+m.tu.edgeBurstDb, m.audible),
+		decay:  max(bed+m.tu.edgeDecayDb, m.audible),
+		strict: max(strict, m.audible),
+		own:    bed + m.tu.edgeOwnDb,
 	}
 }
 
@@ -724,16 +739,17 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 // gap frames to a burst, never reaching stop or more than limit frames,
 // and returns the outermost frame kept.
 func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int {
-	pos, g := a, 0
+	pos, g, soft := a, 0, 0
 	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
 		switch {
 		case clicky && m.click(j):
 			if g++; g > gap {
 				return pos
 			}
-		case m.raw(j) >= r.burst,
-			g == 0 && m.raw(j) >= r.own && m.pair(j, j-d) >= r.decay:
-			pos, g = j, 0
+		case m.raw(j) >= r.burst, g == 0 && m.raw(j) >= r.own && m.pair(j, j-d) >= r.strict:
+			pos, g, soft = j, 0, 0
+		case g == 0 && soft < m.tu.edgeSoftMax && m.raw(j) >= r.own && m.pair(j, j-d) >= r.decay:
+			pos, soft = j, soft+1
 		default:
 			if g++; g > gap {
 				return pos
