@@ -709,9 +709,13 @@ func (m *maker) pair(i, j int) float64 {
 
 // click reports whether frame j's level comes from an impulse: its sample
 // peak stands tu.clickCrestDb or more over its RMS level.
-func (m *maker) click(j int) bool {
-	return m.tu.clickCrestDb > 0 && len(m.env.PeakDb) > 0 && m.peak(j)-m.raw(j) >= m.tu.clickCrestDb
+func (m *maker) click(j int, r edgeRule) bool {
+	if m.tu.clickCrestDb <= 0 || len(m.env.PeakDb) == 0 || m.peak(j)-m.raw(j) < m.tu.clickCrestDb {
+		return false
+	}
+	return (j == 0 || m.raw(j-1) < r.burst) && (j+1 >= m.n || m.raw(j+1) < r.burst)
 }
+
 
 // edgeRule is the audible rule of one pause's bed (see refine).
 type edgeRule struct{ burst, decay, strict, own float64 }
@@ -742,7 +746,7 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int 
 	pos, g, soft := a, 0, 0
 	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
 		switch {
-		case clicky && m.click(j):
+		case clicky && m.click(j, r):
 			if g++; g > gap {
 				return pos
 			}
@@ -874,7 +878,7 @@ func (m *maker) refine(is []island) []island {
 			r := m.edgeRule(bed[k+1])
 			clicky := clk[k+1] > m.tu.edgeClickRate
 			a := x.re - 1
-			for a >= x.rs && (m.raw(a) < r.burst || clicky && m.click(a)) {
+			for a >= x.rs && (m.raw(a) < r.burst || clicky && m.click(a, r)) {
 				a--
 			}
 			if a < x.rs {
@@ -886,7 +890,7 @@ func (m *maker) refine(is []island) []island {
 			r := m.edgeRule(bed[k])
 			clicky := clk[k] > m.tu.edgeClickRate
 			a := x.rs
-			for a < x.re && (m.raw(a) < r.burst || clicky && m.click(a)) {
+			for a < x.re && (m.raw(a) < r.burst || clicky && m.click(a, r)) {
 				a++
 			}
 			if a >= x.re {
