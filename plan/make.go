@@ -707,15 +707,16 @@ func (m *maker) pair(i, j int) float64 {
 	return 10 * math.Log10(max((m.pw(i)+m.pw(j))/2, 1e-12))
 }
 
-// click reports whether frame j's level comes from an impulse: its sample
-// peak stands tu.clickCrestDb or more over its RMS level.
+// click reports whether frame j is a click of the bed rather than speech
+// (a crackle of vinyl or static: a 1-3 ms impulse): its sample peak stands
+// tu.clickCrestDb or more over its RMS level and both its neighbours are
+// under the burst level of r (a stop's release next to its word is not).
 func (m *maker) click(j int, r edgeRule) bool {
 	if m.tu.clickCrestDb <= 0 || len(m.env.PeakDb) == 0 || m.peak(j)-m.raw(j) < m.tu.clickCrestDb {
 		return false
 	}
 	return (j == 0 || m.raw(j-1) < r.burst) && (j+1 >= m.n || m.raw(j+1) < r.burst)
 }
-
 
 // edgeRule is the audible rule of one pause's bed (see refine).
 type edgeRule struct{ burst, decay, strict, own float64 }
@@ -846,16 +847,21 @@ func (m *maker) bedsClicks(is []island) ([]float64, []bool, []float64) {
 }
 
 // refine places each island's edges by the audible rule, measured against
-// the bed of the pause they face (beds): the corpora count speech as
+// the bed of the pause they face (bedsClicks): the corpora count speech as
 // audible where it stands 6 dB over the bed, so the mix (speech and bed)
 // 7 dB over it. From the anchor, the outermost frame of the raw island
 // whose own level is tu.edgeBurstDb over the bed (or the raw edge when
-// none is), the edge moves outward over the frames of the speech's decay (or soft
-// onset): 20 ms (this frame and the one before it on the way out) at
-// tu.edgeDecayDb over the bed and the frame itself over the bed; and it
+// none is), the edge moves outward over the frames of the speech's decay
+// (or soft onset): 20 ms (this frame and the one before it on the way
+// out) at tu.edgeStrictDb over the bed and the frame itself over the bed,
+// then at most tu.edgeSoftMax frames at tu.edgeDecayDb (the synthetic
+// corpus's abrupt utterance ends; a bed within tu.edgeStrictMinDb of the
+// speech level is followed at tu.edgeDecayDb throughout); and it
 // bridges up to tu.edgeTailGap frames after the speech (tu.edgeOnsetGap
 // before it) to a burst tu.edgeBurstDb over the bed (a final stop's
-// release after its closure). It stays clear of the next raw island and
+// release after its closure). In a crackling bed (isolated bursts in
+// more than tu.edgeClickRate percent of its frames) clicks (click) neither
+// anchor an edge nor are bridged to. It stays clear of the next raw island and
 // of the audible bound. An edge may so move in (over bed the level found
 // loud enough) or out (over a release the smoothed level hid); where it
 // moves in, the raw island shrinks with it, so that minSilence measures

@@ -114,19 +114,21 @@ func mixTable(rows []mixRow) string {
 }
 
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
-// together, less 2 points: the regression floor the test asserts (where
-// it lies over the issue's bar, the gain is locked too). Measured (issue
-// 14, round 3) after the faint-voice rule compared like with like (seeds
+// together, less 2 points (rounded down): the regression floor the test
+// asserts (where it lies over the issue's bar, the gain is locked too).
+// Measured (issue 14, round 4) after the edges followed decays at the
+// truth's 7 dB (one frame at 5 dB) and ignored the clicks of crackling
+// beds; round 3 had brought the faint-voice rule's comparisons (seeds
 // within the depth less 3 dB of the speech level, stretches peaking within
-// the depth less 5 dB) and speech stopped growing over another voice's
+// the depth less 5 dB) and stopped speech growing over another voice's
 // rise and over frames the network finds clearly not speech.
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 78, 15: 92, 20: 94, 25: 95, 35: 97},
-	corpus.BedPink:      {10: 94, 15: 95, 20: 96, 25: 96, 35: 96},
+	corpus.BedVinyl:     {10: 79, 15: 93, 20: 94, 25: 95, 35: 97},
+	corpus.BedPink:      {10: 94, 15: 96, 20: 96, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 75, 15: 93, 20: 92, 25: 94, 35: 97},
-	corpus.BedStatic:    {10: 90, 15: 94, 20: 94, 25: 94, 35: 97},
-	corpus.BedCrosstalk: {15: 93, 20: 95, 25: 96},
+	corpus.BedMusic:     {10: 76, 15: 93, 20: 92, 25: 95, 35: 97},
+	corpus.BedStatic:    {10: 90, 15: 96, 20: 96, 25: 96, 35: 97},
+	corpus.BedCrosstalk: {15: 94, 20: 95, 25: 96},
 }
 
 // Clipping: the issue's bar is 30 ms per case; mixMaxClipMs is what the
@@ -135,15 +137,25 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // it, 14-20 dB under the speech level: by level they are a fainter voice,
 // which the podcast preset's faint-voice rule counts as pause (crosstalk
 // at 15 dB peaks as high), so the cut after the last word takes them.
-// mixMaxClipCases cases may clip more than 30 ms (all of them picovoice's:
-// 8, were 5 before the faint-voice rule was tightened, which took
-// crosstalk at 15 dB from 45 % to 95 %), and mixMaxP95Cases may have a
-// boundary P95 over 40 ms (34 of 168, were 47; the issue's P95 bar is for
-// 15 dB and over: 19 of those, were 32; logged).
+// They are no decay of the word either: the level falls to the bed's
+// floor for 40-70 ms between the word and the weak stretch, and stays
+// there for 160 ms before the burst. mixMaxClipCases cases may clip more
+// than 30 ms (all of them picovoice's: 8, were 5 before the faint-voice
+// rule was tightened, which took crosstalk at 15 dB from 45 % to 95 %).
+// Boundary P95 (the issue's bar, 40 ms, is for 15 dB and over):
+// mixMaxP95BarCases cases at 15 dB or more may exceed it (11 of 138: 19
+// before the edges' 7 dB decay and click rules, 32 before round 3), and
+// mixMaxP95Cases cases at any ratio (25 of 168, were 34 and 47). What is
+// left: allison's tails over vinyl (its low-frequency pops, 13-17 dB over
+// the bed with a speech-like crest, right after a word), over music (a
+// note at the word's end, the network's hangover) and next to crosstalk,
+// and single edges of the short recordings (jfk, librispeech, picovoice:
+// a P95 over 4-8 edges is their second-worst).
 const (
-	mixMaxClipMs    = 120
-	mixMaxClipCases = 8
-	mixMaxP95Cases  = 34
+	mixMaxClipMs      = 120
+	mixMaxClipCases   = 8
+	mixMaxP95Cases    = 25
+	mixMaxP95BarCases = 11
 )
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
@@ -151,7 +163,8 @@ const (
 // and checks each bed and ratio against the issue's bars (at 15 dB and
 // over: 90 % of the removable pause time cut, at 10 dB 70 %; clipping 30
 // ms and boundary P95 40 ms per case): it fails under the regression
-// floors (mixFloor, mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases) and
+// floors (mixFloor, mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases,
+// mixMaxP95BarCases) and
 // logs where the bars are not met.
 func TestRealMix(t *testing.T) {
 	if testing.Short() {
@@ -199,6 +212,9 @@ func TestRealMix(t *testing.T) {
 	}
 	if p95Cases > mixMaxP95Cases {
 		t.Errorf("%d cases have a boundary P95 over 40 ms (regression floor %d)", p95Cases, mixMaxP95Cases)
+	}
+	if p95Bar > mixMaxP95BarCases {
+		t.Errorf("%d cases at 15 dB or more have a boundary P95 over 40 ms (regression floor %d)", p95Bar, mixMaxP95BarCases)
 	}
 	for k, rs := range rem {
 		pct := 100 * cut[k] / max(rs, 1e-9)
