@@ -102,3 +102,47 @@ func ChannelWeights(channels int) []float64 {
 	}
 	return w
 }
+
+// KMeter K-weights interleaved frames as the Analyzer does (the same
+// recursions, the stereo kernel where the CPU has one), for stages that
+// must measure loudness the same way (the renderer's measurement pass).
+// Create it with NewKMeter; not safe for concurrent use.
+type KMeter struct {
+	lanes []*lane
+	w     []float64
+	pair  bool
+}
+
+// NewKMeter returns a KMeter for frames in format f.
+func NewKMeter(f Format) *KMeter {
+	fma := hasFMA()
+	k := &KMeter{w: ChannelWeights(f.Channels)}
+	for c := range f.Channels {
+		k.lanes = append(k.lanes, &lane{c: c, ch: f.Channels, fma: fma})
+		k.lanes[c].shelf, k.lanes[c].rlb = kWeighting(f.SampleRate)
+	}
+	k.pair = fma && f.Channels == 2 && pairKernel()
+	return k
+}
+
+// Segment K-weights seg (whole frames, continuing the previous segment)
+// and returns its channel-weighted sum of squared K-weighted samples and
+// its largest |sample|.
+func (k *KMeter) Segment(seg []float32) (energy float64, peak float32) {
+	if k.pair {
+		acc := measurePair(k.lanes[0], k.lanes[1], seg)
+		return k.w[0]*acc[2][0] + k.w[1]*acc[2][1], float32(max(acc[1][0], acc[1][1]))
+	}
+	pk := 0.0
+	for c, l := range k.lanes {
+		var e, p float64
+		if l.fma {
+			_, p, e = l.measureFMA(seg)
+		} else {
+			_, p, e = l.measure(seg)
+		}
+		energy += k.w[c] * e
+		pk = max(pk, p)
+	}
+	return energy, float32(pk)
+}

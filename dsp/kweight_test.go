@@ -83,3 +83,45 @@ func TestChannelWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestKMeterMatchesAnalyzer: KMeter weighs audio as the Analyzer does: its
+// energies of the 100 ms blocks are the Analyzer's blocks, and the stereo
+// kernel gives the same bits as the per-channel recursions.
+func TestKMeterMatchesAnalyzer(t *testing.T) {
+	for _, ch := range []int{1, 2, 3} {
+		f := Format{SampleRate: 44100, Channels: ch}
+		src := newSpeechLike(f.SampleRate, ch, 5, -20, -60, 7)
+		buf := make([]float32, 5*f.SampleRate*ch)
+		n, _ := fill(src, buf, ch)
+		buf = buf[:n]
+		a, err := NewAnalyzer(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+		blocks := a.Result(Info{}).Blocks
+		k, plain := NewKMeter(f), NewKMeter(f)
+		plain.pair = false
+		step := f.SampleRate / 10 * ch
+		for i := range blocks {
+			seg := buf[i*step : (i+1)*step]
+			var e float64
+			var pk float32
+			for s := 0; s < len(seg); s += step / 10 { // in 10 ms pieces, as the Analyzer
+				pe, pp := k.Segment(seg[s : s+step/10])
+				qe, qp := plain.Segment(seg[s : s+step/10])
+				if pe != qe || pp != qp {
+					t.Fatalf("%d ch, block %d: kernel %v/%v, recursions %v/%v", ch, i, pe, pp, qe, qp)
+				}
+				e += pe
+				pk = max(pk, pp)
+			}
+			got := e / float64(f.SampleRate/10)
+			if math.Abs(got-blocks[i]) > 1e-12*blocks[i] {
+				t.Fatalf("%d ch, block %d: %g, analyzer %g", ch, i, got, blocks[i])
+			}
+		}
+	}
+}

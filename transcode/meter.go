@@ -11,13 +11,6 @@ import (
 // will meet, per 2 ms cell. From these, normalization predicts what the
 // limiter will do at any gain (predictLoudness) instead of running it.
 
-// kWeighting returns dsp's BS.1770-4 shelf and RLB high-pass for rate, so
-// that the measurement weighs audio exactly as the analysis does.
-func kWeighting(rate int) (shelf, rlb biquad) {
-	s, r := dsp.KWeighting(rate)
-	return biquad{s.B0, s.B1, s.B2, s.A1, s.A2}, biquad{r.B0, r.B1, r.B2, r.A1, r.A2}
-}
-
 // Cells. The measurement keeps, for every 2 ms of the chain's output, its
 // energy and peak as two 16-bit logarithmic codes (4 bytes: 7.2 MB per
 // hour), fine enough for the limiter's model to see a click apart from the
@@ -55,18 +48,13 @@ func codeDb(c uint16) float64 {
 func (c meterCell) energy() float64 { return math.Pow(10, codeDb(c.e)/10) }
 func (c meterCell) peakOf() float64 { return math.Pow(10, codeDb(c.peak)/20) }
 
-// kHist is one channel's K-weighting history (Direct Form I).
-type kHist struct{ x1, x2, y1, y2, z1, z2 float64 }
-
 // chainMeter is a sink measuring 10 ms cells. Time is cut at
 // round(k*rate/100) frames, as dsp's analyzer cuts it, so ten cells are one
 // of its 100 ms loudness blocks.
 type chainMeter struct {
 	ch          int
 	rate        int64
-	shelf, rlb  biquad
-	ks          []kHist
-	w           []float64
+	kw          *dsp.KMeter
 	ph          interpPhases
 	thresh      float32 // frames with a sample at or above get interpolated peaks
 	cells       []meterCell
@@ -88,9 +76,7 @@ type chainMeter struct {
 // everywhere. (The limiter itself interpolates wherever its bound allows a
 // peak over the ceiling: the meter only predicts.)
 func newChainMeter(f dsp.Format, ceiling, maxGain float64, expectFrames int64) *chainMeter {
-	m := &chainMeter{ch: f.Channels, rate: int64(f.SampleRate), ks: make([]kHist, f.Channels),
-		w: dsp.ChannelWeights(f.Channels)}
-	m.shelf, m.rlb = kWeighting(f.SampleRate)
+	m := &chainMeter{ch: f.Channels, rate: int64(f.SampleRate), kw: dsp.NewKMeter(f)}
 	var bound float64
 	m.ph, bound = newInterpPhases()
 	if maxGain > 0 {
@@ -136,56 +122,9 @@ func (m *chainMeter) write(p []float32) error {
 // kSegment K-weights a segment lying in one cell, adds its weighted squares
 // to the cell and returns its largest |sample|.
 func (m *chainMeter) kSegment(seg []float32) float32 {
-	ch := m.ch
-	s, r := m.shelf, m.rlb
-	var pk float32
-	c := 0
-	for ; c+1 < ch; c += 2 { // two channels at once: independent recursions overlap
-		h0, h1 := m.ks[c], m.ks[c+1]
-		var e0, e1 float64
-		for i := c; i+1 < len(seg); i += ch {
-			a, b := seg[i], seg[i+1]
-			pk = max(pk, a, -a, b, -b)
-			x0, x1 := float64(a), float64(b)
-			y0 := s.b0*x0 + s.b1*h0.x1 + s.b2*h0.x2 - s.a1*h0.y1 - s.a2*h0.y2
-			y1 := s.b0*x1 + s.b1*h1.x1 + s.b2*h1.x2 - s.a1*h1.y1 - s.a2*h1.y2
-			z0 := y0 - 2*h0.y1 + h0.y2 - r.a1*h0.z1 - r.a2*h0.z2
-			z1 := y1 - 2*h1.y1 + h1.y2 - r.a1*h1.z1 - r.a2*h1.z2
-			h0.x2, h0.x1, h0.y2, h0.y1, h0.z2, h0.z1 = h0.x1, x0, h0.y1, y0, h0.z1, z0
-			h1.x2, h1.x1, h1.y2, h1.y1, h1.z2, h1.z1 = h1.x1, x1, h1.y1, y1, h1.z1, z1
-			e0 += z0 * z0
-			e1 += z1 * z1
-		}
-		m.ks[c], m.ks[c+1] = flushK(h0), flushK(h1)
-		m.curE += m.w[c]*e0 + m.w[c+1]*e1
-	}
-	if c < ch {
-		h := m.ks[c]
-		var e float64
-		for i := c; i < len(seg); i += ch {
-			a := seg[i]
-			pk = max(pk, a, -a)
-			x := float64(a)
-			y := s.b0*x + s.b1*h.x1 + s.b2*h.x2 - s.a1*h.y1 - s.a2*h.y2
-			z := y - 2*h.y1 + h.y2 - r.a1*h.z1 - r.a2*h.z2
-			h.x2, h.x1, h.y2, h.y1, h.z2, h.z1 = h.x1, x, h.y1, y, h.z1, z
-			e += z * z
-		}
-		m.ks[c] = flushK(h)
-		m.curE += m.w[c] * e
-	}
+	e, pk := m.kw.Segment(seg)
+	m.curE += e
 	return pk
-}
-
-// flushK zeroes history too small to matter, so silence never drives the
-// recursions into slow denormal arithmetic.
-func flushK(h kHist) kHist {
-	for _, v := range []*float64{&h.x1, &h.x2, &h.y1, &h.y2, &h.z1, &h.z2} {
-		if math.Abs(*v) < 1e-30 {
-			*v = 0
-		}
-	}
-	return h
 }
 
 // peaks adds the interpolated peaks of the frames near a big sample to
