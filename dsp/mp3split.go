@@ -95,28 +95,50 @@ func planMP3Split(path string, f Format) (mp3Split, bool) {
 		return mp3Split{}, false
 	}
 	sp.bFirst = first*spf - skip
-	// Walk the frames from the Info frame to the first one.
+	// Walk the frames from the Info frame to the end: the second decoder
+	// starts at frame first, and the frames must be as many as the Info
+	// frame says (the second decoder stops there, where one decoder of the
+	// whole file would not if the count lied).
 	br := bufio.NewReaderSize(io.NewSectionReader(file, int64(h.offset), 1<<62), 1<<16)
 	off := int64(h.offset)
 	var hdr [4]byte
-	for i := int64(-1); ; i++ { // frame -1 is the Info frame
+	idx := int64(-1) // frame -1 is the Info frame
+	for ; ; idx++ {
 		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			return mp3Split{}, false
+			break
 		}
 		v := binary.BigEndian.Uint32(hdr[:])
 		size, ok := mp3FrameSize(v, h)
 		if !ok {
-			return mp3Split{}, false
+			if idx < first || !mp3Trailer(hdr[:]) {
+				return mp3Split{}, false
+			}
+			break
 		}
-		if i == first {
+		if idx == first {
 			sp.bStart = off
-			return sp, true
 		}
 		if _, err := br.Discard(size - 4); err != nil {
-			return mp3Split{}, false
+			if idx+1 < h.frames {
+				return mp3Split{}, false
+			}
+			idx++ // the last frame is cut short: decoders still decode it
+			break
 		}
 		off += int64(size)
 	}
+	if idx != h.frames || sp.bStart == 0 {
+		return mp3Split{}, false
+	}
+	return sp, true
+}
+
+// mp3Trailer reports whether b (4 bytes after the last frame) starts a
+// tag that may end an MP3 file: ID3v1 ("TAG"), APE ("APETAGEX") or
+// Lyrics3 ("LYRICS").
+func mp3Trailer(b []byte) bool {
+	t := string(b)
+	return strings.HasPrefix(t, "TAG") || t == "APET" || t == "LYRI"
 }
 
 // mp3FrameSize returns the length in bytes of the frame whose header is

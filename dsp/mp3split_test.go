@@ -227,6 +227,33 @@ func TestPlanMP3Split(t *testing.T) {
 	if _, ok := planMP3Split(short, f); ok {
 		t.Error("a 50 s MP3 is split")
 	}
+	// An ID3v1 tag after the last frame is fine.
+	tagged := t.TempDir() + "/tagged.mp3"
+	if err := os.WriteFile(tagged, append(append([]byte(nil), data...), append([]byte("TAG"), make([]byte, 125)...)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := planMP3Split(tagged, f); !ok {
+		t.Error("an MP3 with an ID3v1 tag is not split")
+	}
+	// An Info frame that says fewer frames than the file has (the second
+	// decoder would stop early): not split.
+	h, err := parseMP3Header(data[:64<<10])
+	if err != nil || !h.lameTag {
+		t.Fatalf("header: %+v, %v", h, err)
+	}
+	lying := append([]byte(nil), data...)
+	x := h.offset + 4 + 32 + 8 // frames field: after the side info, "Info"/"Xing" and the flags
+	binary.BigEndian.PutUint32(lying[x:], uint32(h.frames-100))
+	if h2, _ := parseMP3Header(lying[:64<<10]); h2.frames != h.frames-100 {
+		t.Fatalf("patched count %d, want %d", h2.frames, h.frames-100)
+	}
+	liar := t.TempDir() + "/liar.mp3"
+	if err := os.WriteFile(liar, lying, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := planMP3Split(liar, f); ok {
+		t.Error("an MP3 whose Info frame undercounts its frames is split")
+	}
 	// Junk in the first half: frames no longer follow each other.
 	junk := append([]byte(nil), data...)
 	copy(junk[len(junk)/4:], make([]byte, 4096))
