@@ -57,7 +57,8 @@ type mp3Split struct {
 // false when it should be analysed in one piece: shorter than
 // splitMinSec, without a LAME tag (whose encoder delay and length place
 // the second half's samples exactly), not in format f, or with anything
-// but consistent Layer III frames up to the cut.
+// but consistent Layer III frames, as many as the Info frame says, from
+// the first to the last.
 func planMP3Split(path string, f Format) (mp3Split, bool) {
 	file, err := os.Open(path)
 	if err != nil {
@@ -340,10 +341,10 @@ func (t *tailSource) Read(p []float32) (int, error) {
 	return n, err
 }
 
-// analyzeSplit analyses src in two halves side by side when it is the
-// ffmpeg stream of an MP3 file that planMP3Split cuts, not yet read;
-// ok is false when it is not (or the halves did not line up, and src
-// could not be read again), and the caller analyses src in one piece.
+// analyzeSplit analyses src in two halves side by side when it is a
+// decoder's stream of an MP3 file that planMP3Split cuts, not yet read;
+// ok is false when it is not (or the second decoder did not start), and
+// the caller analyses src in one piece.
 func analyzeSplit(ctx context.Context, src Source, info Info, progress Progress) (an *Analysis, ok bool, err error) {
 	ss, isSplit := src.(splitSource)
 	if !isSplit {
@@ -392,7 +393,7 @@ func analyzeSplitAs(ctx context.Context, st splitter, sp mp3Split, info Info, pr
 }
 
 // analyzeHalves measures st up to sp.at and, side by side, a second
-// ffmpeg's decoding from sp.bStart, and joins the two. matched is false
+// decoder's output from sp.bStart, and joins the two. matched is false
 // when the halves' samples past the split point differ.
 func analyzeHalves(ctx context.Context, st splitter, sp mp3Split, info Info, progress Progress) (*Analysis, bool, error) {
 	bs, closeB, err := st.decodeFrom(ctx, sp.bStart, sp.total-sp.bFirst)
