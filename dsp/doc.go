@@ -45,5 +45,7 @@
 // a pipe. The functions on paths (Open, AnalyzeFile, AnalyzeWith, Probe)
 // are thin wrappers that open the file; a file is handed to ffmpeg by path,
 // so that ffmpeg can seek in it, which an MP4 whose index follows its
-// media needs (NeedsSeek, ErrNotStreamable).
+// media needs (NeedsSeek, ErrNotStreamable). An MP3 file opened by path is
+// analysed in two halves side by side, each with its own decoder (see
+// Analyze), as one MP3 decoder would bound the analysis.
 package dsp
