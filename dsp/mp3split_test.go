@@ -179,9 +179,20 @@ func TestSplitMP3Misaligned(t *testing.T) {
 		}
 		s, st, sp = openSplit(t, dec, path)
 		sp.bFirst += 1152
-		got, ok, err := analyzeSplitAs(context.Background(), st, sp, s.Info(), nil)
+		var fracs []float64
+		var mu sync.Mutex
+		progress := func(f float64) { mu.Lock(); fracs = append(fracs, f); mu.Unlock() }
+		got, ok, err := analyzeSplitAs(context.Background(), st, sp, s.Info(), progress)
 		if err != nil || !ok {
 			t.Fatalf("%T: fallback: ok %v, %v", dec, ok, err)
+		}
+		for i := 1; i < len(fracs); i++ {
+			if fracs[i] <= fracs[i-1] {
+				t.Fatalf("%T: progress went from %v to %v", dec, fracs[i-1], fracs[i])
+			}
+		}
+		if len(fracs) == 0 || fracs[len(fracs)-1] != 1 {
+			t.Errorf("%T: progress ends at %v, want 1", dec, fracs[max(len(fracs)-1, 0):])
 		}
 		equal32(t, "RMS", got.Envelope.RMSDb, want.Envelope.RMSDb)
 		if d := math.Abs(got.Loudness.Integrated - want.Loudness.Integrated); d > 1e-9 {
