@@ -352,3 +352,39 @@ func TestAnalyzeMP3Memory3h(t *testing.T) {
 		t.Errorf("peak heap %.1f MB, want < 64 MB", float64(peak)/1e6)
 	}
 }
+
+// FuzzPlanMP3Split: the frame walk never panics on any bytes, and a file
+// it cuts is cut inside itself: the second decoder starts on a frame
+// header within the file, after the first, with its head start before the
+// split point, which lies before the end.
+func FuzzPlanMP3Split(f *testing.F) {
+	if (FFmpegDecoder{}).Available() {
+		path := ffmpegGen(f, "seed.mp3", "-f", "lavfi", "-i", "sine=frequency=300:sample_rate=8000:duration=100",
+			"-ac", "1", "-c:a", "libmp3lame", "-b:a", "8k")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, 8000, 1)
+		f.Add(data[:len(data)/2], 8000, 1)
+		f.Add(append(append([]byte(nil), data...), "TAG"...), 8000, 1)
+	}
+	f.Add([]byte("ID3\x04\x00\x00\x00\x00\x00\x00\xff\xfb\x90\x64"), 44100, 2)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, rate, ch int) {
+		path := dir + "/in.mp3"
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sp, ok := planMP3Split(path, Format{SampleRate: rate, Channels: ch})
+		if !ok {
+			return
+		}
+		if sp.bStart <= 0 || sp.bStart+4 > int64(len(data)) || !isMP3FrameHeader(binary.BigEndian.Uint32(data[sp.bStart:])) {
+			t.Fatalf("second decoder starts at byte %d of %d, not on a frame", sp.bStart, len(data))
+		}
+		if !(sp.bFirst < sp.at-sp.warm && sp.warm > 0 && sp.at < sp.total) {
+			t.Fatalf("split %+v out of order", sp)
+		}
+	})
+}
