@@ -390,11 +390,16 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 	if an, ok, err := analyzeSplit(ctx, src, info, progress); ok {
 		return an, err
 	}
+	return analyzeWhole(ctx, src, info, lengthOf(info, src.Format()), progress)
+}
+
+// analyzeWhole measures src in one piece; total is its length in frames
+// when known (else 0), for progress and the envelope's preallocation.
+func analyzeWhole(ctx context.Context, src Source, info Info, total float64, progress Progress) (*Analysis, error) {
 	a, err := NewAnalyzer(src.Format())
 	if err != nil {
 		return nil, err
 	}
-	total := lengthOf(info, src.Format())
 	a.reserve(int64(total))
 	if err := a.run(ctx, src, total, progress); err != nil {
 		return nil, err

@@ -210,8 +210,17 @@ func (s *ffmpegStream) decodeFrom(ctx context.Context, off, limit int64) (Source
 	if err != nil || strings.ContainsAny(abs, ",:\n") {
 		return nil, nil, fmt.Errorf("dsp: %q: no subfile URL", s.path)
 	}
-	url := fmt.Sprintf("subfile,,start,%d,end,0,,:file:%s", off, abs)
-	b, err := s.dec.start(ctx, url, nil, "mp3")
+	return s.restart(ctx, fmt.Sprintf("subfile,,start,%d,end,0,,:file:%s", off, abs), "mp3", limit)
+}
+
+func (s *ffmpegStream) again(ctx context.Context) (Source, func(), error) {
+	return s.restart(ctx, s.path, "", 0)
+}
+
+// restart starts another ffmpeg with s's decoder on input (read as
+// inFormat unless ""), yielding at most limit frames (0: all).
+func (s *ffmpegStream) restart(ctx context.Context, input, inFormat string, limit int64) (Source, func(), error) {
+	b, err := s.dec.start(ctx, input, nil, inFormat)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -220,18 +229,6 @@ func (s *ffmpegStream) decodeFrom(ctx context.Context, off, limit int64) (Source
 		return nil, nil, err
 	}
 	b.limit = limit
-	return b, func() { b.Close() }, nil
-}
-
-func (s *ffmpegStream) again(ctx context.Context) (Source, func(), error) {
-	b, err := s.dec.start(ctx, s.path, nil, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := b.ready(s.info); err != nil {
-		b.Close()
-		return nil, nil, err
-	}
 	return b, func() { b.Close() }, nil
 }
 
@@ -245,6 +242,16 @@ func (s *mp3Stream) splitFile() string {
 }
 
 func (s *mp3Stream) decodeFrom(ctx context.Context, off, limit int64) (Source, func(), error) {
+	return s.reopen(off, limit)
+}
+
+func (s *mp3Stream) again(ctx context.Context) (Source, func(), error) {
+	return s.reopen(0, -1)
+}
+
+// reopen starts another go-mp3 on s's file from byte off, yielding at
+// most limit frames (-1: as many as the header there says).
+func (s *mp3Stream) reopen(off, limit int64) (Source, func(), error) {
 	f, err := os.Open(s.path)
 	if err != nil {
 		return nil, nil, err
@@ -254,21 +261,10 @@ func (s *mp3Stream) decodeFrom(ctx context.Context, off, limit int64) (Source, f
 		f.Close()
 		return nil, nil, err
 	}
-	b.closer, b.left = f, limit
-	return b, func() { b.Close() }, nil
-}
-
-func (s *mp3Stream) again(ctx context.Context) (Source, func(), error) {
-	f, err := os.Open(s.path)
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := newMP3Stream(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
 	b.closer = f
+	if limit >= 0 {
+		b.left = limit
+	}
 	return b, func() { b.Close() }, nil
 }
 
@@ -379,18 +375,8 @@ func analyzeSplitAs(ctx context.Context, st splitter, sp mp3Split, info Info, pr
 		return nil, true, err
 	}
 	defer closeS2()
-	a, err := NewAnalyzer(s2.Format())
-	if err != nil {
-		return nil, true, err
-	}
-	a.reserve(sp.total)
-	if err := a.run(ctx, s2, float64(sp.total), progress); err != nil {
-		return nil, true, err
-	}
-	if progress != nil {
-		progress(1)
-	}
-	return a.Result(info), true, nil
+	an, err = analyzeWhole(ctx, s2, info, float64(sp.total), progress)
+	return an, true, err
 }
 
 // analyzeHalves measures st up to sp.at and, side by side, a second
