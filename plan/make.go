@@ -171,13 +171,16 @@ type tuning struct {
 	// share of their frames (percent) crackles: there, a frame whose peak
 	// stands clickCrestDb over its RMS level is a click, not speech.
 	edgeClickRate float64
+	edgeVoiceStop float64 // a frame the network scores under this (0: off)
+	edgeVoiceNear int     // with no frame within this many scoring more or loud, is no edge's speech (unvoiced)
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
 	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0,
 	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
-	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15}
+	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
+	edgeVoiceStop: 0.025, edgeVoiceNear: 5}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -718,6 +721,28 @@ func (m *maker) click(j int, r edgeRule) bool {
 	return (j == 0 || m.raw(j-1) < r.burst) && (j+1 >= m.n || m.raw(j+1) < r.burst)
 }
 
+// unvoiced reports whether frame j is one the voice network classified as
+// clearly not speech (a score under tu.edgeVoiceStop), and so is every
+// classified frame within tu.edgeVoiceNear frames of it, none of which is
+// loud: a pop or a note of the bed next to speech, not the speech's own
+// onset or decay (whose frames share a 32 ms chunk with speech, or lie
+// next to one).
+func (m *maker) unvoiced(j int) bool {
+	if m.tu.edgeVoiceStop <= 0 || len(m.env.Voice) != m.n {
+		return false
+	}
+	if v := m.env.Voice[j]; v == dsp.VoiceFloor || v == dsp.VoiceLoud {
+		return false
+	}
+	for i := max(j-m.tu.edgeVoiceNear, 0); i <= min(j+m.tu.edgeVoiceNear, m.n-1); i++ {
+		v := m.env.Voice[i]
+		if v == dsp.VoiceLoud || v != dsp.VoiceFloor && dsp.VoiceScore(v) >= m.tu.edgeVoiceStop {
+			return false
+		}
+	}
+	return true
+}
+
 // edgeRule is the audible rule of one pause's bed (see refine).
 type edgeRule struct{ burst, decay, strict, own float64 }
 
@@ -747,7 +772,7 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int 
 	pos, g, soft := a, 0, 0
 	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
 		switch {
-		case clicky && m.click(j, r):
+		case clicky && m.click(j, r), m.unvoiced(j):
 			if g++; g > gap {
 				return pos
 			}
@@ -884,7 +909,7 @@ func (m *maker) refine(is []island) []island {
 			r := m.edgeRule(bed[k+1])
 			clicky := clk[k+1] > m.tu.edgeClickRate
 			a := x.re - 1
-			for a >= x.rs && (m.raw(a) < r.burst || clicky && m.click(a, r)) {
+			for a >= x.rs && (m.raw(a) < r.burst || clicky && m.click(a, r) || m.unvoiced(a)) {
 				a--
 			}
 			if a < x.rs {
@@ -896,7 +921,7 @@ func (m *maker) refine(is []island) []island {
 			r := m.edgeRule(bed[k])
 			clicky := clk[k] > m.tu.edgeClickRate
 			a := x.rs
-			for a < x.re && (m.raw(a) < r.burst || clicky && m.click(a, r)) {
+			for a < x.re && (m.raw(a) < r.burst || clicky && m.click(a, r) || m.unvoiced(a)) {
 				a++
 			}
 			if a >= x.re {

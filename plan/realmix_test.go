@@ -123,10 +123,10 @@ func mixTable(rows []mixRow) string {
 // the depth less 5 dB) and stopped speech growing over another voice's
 // rise and over frames the network finds clearly not speech.
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 79, 15: 93, 20: 94, 25: 95, 35: 97},
+	corpus.BedVinyl:     {10: 80, 15: 93, 20: 94, 25: 96, 35: 97},
 	corpus.BedPink:      {10: 94, 15: 96, 20: 96, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 76, 15: 93, 20: 92, 25: 95, 35: 97},
+	corpus.BedMusic:     {10: 77, 15: 93, 20: 92, 25: 95, 35: 97},
 	corpus.BedStatic:    {10: 90, 15: 96, 20: 96, 25: 96, 35: 97},
 	corpus.BedCrosstalk: {15: 94, 20: 95, 25: 96},
 }
@@ -143,9 +143,10 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // than 30 ms (all of them picovoice's: 8, were 5 before the faint-voice
 // rule was tightened, which took crosstalk at 15 dB from 45 % to 95 %).
 // Boundary P95 (the bar, 40 ms, is for 15 dB and over):
-// mixMaxP95BarCases cases at 15 dB or more may exceed it (11 of 138: 19
+// mixMaxP95BarCases cases at 15 dB or more may exceed it (10 of 138: 11
+// before edges stopped at frames the network finds clearly not speech, 19
 // before the edges' 7 dB decay and click rules, 32 before round 3), and
-// mixMaxP95Cases cases at any ratio (25 of 168, were 34 and 47). What is
+// mixMaxP95Cases cases at any ratio (24 of 168, were 25, 34 and 47). What is
 // left: allison's tails over vinyl (its low-frequency pops, 13-17 dB over
 // the bed with a speech-like crest, right after a word), over music (a
 // note at the word's end, the network's hangover) and next to crosstalk,
@@ -154,8 +155,8 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 const (
 	mixMaxClipMs      = 120
 	mixMaxClipCases   = 8
-	mixMaxP95Cases    = 25
-	mixMaxP95BarCases = 11
+	mixMaxP95Cases    = 24
+	mixMaxP95BarCases = 10
 )
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
