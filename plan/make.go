@@ -173,6 +173,7 @@ type tuning struct {
 	edgeClickRate float64
 	edgeVoiceStop float64 // a frame the network scores under this (0: off)
 	edgeVoiceNear int     // with no frame within this many scoring more or loud, is no edge's speech (unvoiced)
+	edgeVoiceSkip int     // frames an anchor may move in past unvoiced frames
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -180,7 +181,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
-	edgeVoiceStop: 0.025, edgeVoiceNear: 5}
+	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -744,7 +745,10 @@ func (m *maker) unvoiced(j int) bool {
 }
 
 // edgeRule is the audible rule of one pause's bed (see refine).
-type edgeRule struct{ burst, decay, strict, own float64 }
+type edgeRule struct {
+	burst, decay, strict, own float64
+	unvoiced                  bool // frames the network finds clearly not speech are no speech (unvoiced)
+}
 
 func (m *maker) edgeRule(bed float64) edgeRule {
 	// Levels are compared at the resolution they are kept (0.01 dB): a
@@ -757,10 +761,11 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 		strict = bed + m.tu.edgeDecayDb
 	}
 	return edgeRule{
-		burst:  max(bed+m.tu.edgeBurstDb, m.audible),
-		decay:  max(bed+m.tu.edgeDecayDb, m.audible),
-		strict: max(strict, m.audible),
-		own:    bed + m.tu.edgeOwnDb,
+		burst:    max(bed+m.tu.edgeBurstDb, m.audible),
+		decay:    max(bed+m.tu.edgeDecayDb, m.audible),
+		strict:   max(strict, m.audible),
+		own:      bed + m.tu.edgeOwnDb,
+		unvoiced: true,
 	}
 }
 
@@ -772,7 +777,7 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int 
 	pos, g, soft := a, 0, 0
 	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
 		switch {
-		case clicky && m.click(j, r), m.unvoiced(j):
+		case clicky && m.click(j, r), r.unvoiced && m.unvoiced(j):
 			if g++; g > gap {
 				return pos
 			}
@@ -871,6 +876,36 @@ func (m *maker) bedsClicks(is []island) ([]float64, []bool, []float64) {
 	return bed, ok, rate
 }
 
+// anchor returns the frame an edge of the raw island x starts from,
+// walking in direction d (+1 from its start, -1 from its end): its
+// outermost frame at r's burst level that is no click (in a crackling
+// bed) and, within tu.edgeVoiceSkip frames of the outermost such frame,
+// not unvoiced; the raw edge when there is none.
+func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
+	first, last := x.rs, x.re-1
+	if d < 0 {
+		first, last = last, first
+	}
+	find := func(unv bool) int {
+		for a := first; a != last+d; a += d {
+			if m.raw(a) >= r.burst && !(clicky && m.click(a, r)) && !(unv && m.unvoiced(a)) {
+				return a
+			}
+		}
+		return -1
+	}
+	a := find(false)
+	if a < 0 {
+		return first
+	}
+	if r.unvoiced {
+		if b := find(true); b >= 0 && (b-a)*d <= m.tu.edgeVoiceSkip {
+			return b
+		}
+	}
+	return a
+}
+
 // refine places each island's edges by the audible rule, measured against
 // the bed of the pause they face (bedsClicks): the corpora count speech as
 // audible where it stands 6 dB over the bed, so the mix (speech and bed)
@@ -908,25 +943,13 @@ func (m *maker) refine(is []island) []island {
 		if okb[k+1] {
 			r := m.edgeRule(bed[k+1])
 			clicky := clk[k+1] > m.tu.edgeClickRate
-			a := x.re - 1
-			for a >= x.rs && (m.raw(a) < r.burst || clicky && m.click(a, r) || m.unvoiced(a)) {
-				a--
-			}
-			if a < x.rs {
-				a = x.re - 1
-			}
+			a := m.anchor(x, -1, r, clicky)
 			x.e = m.follow(a, 1, hi, m.tu.edgeTailGap, m.tu.edgeMaxTail, r, clicky) + 1
 		}
 		if okb[k] {
 			r := m.edgeRule(bed[k])
 			clicky := clk[k] > m.tu.edgeClickRate
-			a := x.rs
-			for a < x.re && (m.raw(a) < r.burst || clicky && m.click(a, r) || m.unvoiced(a)) {
-				a++
-			}
-			if a >= x.re {
-				a = x.rs
-			}
+			a := m.anchor(x, 1, r, clicky)
 			x.s = m.follow(a, -1, lo, m.tu.edgeOnsetGap, m.tu.edgeMaxOnset, r, clicky)
 		}
 		if x.e <= x.s {
