@@ -921,7 +921,9 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 // before it) to a burst tu.edgeBurstDb over the bed (a final stop's
 // release after its closure). In a crackling bed (isolated bursts in
 // more than tu.edgeClickRate percent of its frames) clicks (click) neither
-// anchor an edge nor are bridged to. It stays clear of the next raw island and
+// anchor an edge nor are bridged to; nor are frames the voice network
+// finds clearly not speech (unvoiced; an anchor passes them only within
+// tu.edgeVoiceSkip frames, see anchor). It stays clear of the next raw island and
 // of the audible bound. An edge may so move in (over bed the level found
 // loud enough) or out (over a release the smoothed level hid); where it
 // moves in, the raw island shrinks with it, so that minSilence measures
