@@ -765,7 +765,7 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 		decay:    max(bed+m.tu.edgeDecayDb, m.audible),
 		strict:   max(strict, m.audible),
 		own:      bed + m.tu.edgeOwnDb,
-		unvoiced: true,
+		unvoiced: m.tu.edgeVoiceStop > 0 && len(m.env.Voice) == m.n,
 	}
 }
 
@@ -886,21 +886,20 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 	if d < 0 {
 		first, last = last, first
 	}
-	find := func(unv bool) int {
-		for a := first; a != last+d; a += d {
-			if m.raw(a) >= r.burst && !(clicky && m.click(a, r)) && !(unv && m.unvoiced(a)) {
-				return a
-			}
-		}
-		return -1
+	ok := func(a int) bool { return m.raw(a) >= r.burst && !(clicky && m.click(a, r)) }
+	a := first
+	for a != last+d && !ok(a) {
+		a += d
 	}
-	a := find(false)
-	if a < 0 {
+	if a == last+d {
 		return first
 	}
 	if r.unvoiced {
-		if b := find(true); b >= 0 && (b-a)*d <= m.tu.edgeVoiceSkip {
-			return b
+		// The first frame past the unvoiced ones lies at or after a.
+		for b, k := a, 0; b != last+d && k <= m.tu.edgeVoiceSkip; b, k = b+d, k+1 {
+			if ok(b) && !m.unvoiced(b) {
+				return b
+			}
 		}
 	}
 	return a
