@@ -265,6 +265,11 @@ func (s *mp3Stream) Read(p []float32) (int, error) {
 				s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)
 				return n, nil
 			}
+			if !errors.Is(err, ErrUnsupportedFormat) {
+				// go-mp3 stops at a frame it cannot read (another layer,
+				// a damaged header): the input is damaged there.
+				err = fmt.Errorf("%v: %w", err, ErrUnsupportedFormat)
+			}
 			return n, fmt.Errorf("mp3: decode at %.3f s: %w", float64(s.frames)/float64(s.format.SampleRate), err)
 		}
 	}
