@@ -452,7 +452,7 @@ type ffmpegStream struct {
 	limit  int64 // frames to deliver at most; 0: all ffmpeg writes
 	done   bool
 	// dec and path are the decoder and the file when ffmpeg reads a file
-	// (path ""otherwise): Analyze may then decode its second half apart.
+	// ("" otherwise): Analyze may then decode its second half apart.
 	dec     FFmpegDecoder
 	path    string
 	waitErr error

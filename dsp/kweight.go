@@ -118,8 +118,7 @@ func NewKMeter(f Format) *KMeter {
 	fma := hasFMA()
 	k := &KMeter{w: ChannelWeights(f.Channels)}
 	for c := range f.Channels {
-		k.lanes = append(k.lanes, &lane{c: c, ch: f.Channels, fma: fma})
-		k.lanes[c].shelf, k.lanes[c].rlb = kWeighting(f.SampleRate)
+		k.lanes = append(k.lanes, newLane(c, f, fma))
 	}
 	k.pair = fma && f.Channels == 2 && pairKernel()
 	return k

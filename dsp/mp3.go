@@ -72,18 +72,10 @@ func parseMP3Header(head []byte) (mp3Header, error) {
 	}
 	mpeg1 := version == 3
 	h.samplesPerFrm = 576
-	brTable := 1
 	if mpeg1 {
 		h.samplesPerFrm = 1152
-		brTable = 0
 	}
-	br := mp3Bitrates[brTable][(v>>12)&0xF] * 1000
-	pad := int(v>>9) & 1
-	if mpeg1 {
-		h.firstFrameSize = 144*br/h.sampleRate + pad
-	} else {
-		h.firstFrameSize = 72*br/h.sampleRate + pad
-	}
+	h.firstFrameSize, _ = mp3FrameSize(v, h)
 	side := 32
 	switch {
 	case mpeg1 && mono:
