@@ -145,14 +145,27 @@ func mp3Trailer(b []byte) bool {
 // mp3FrameSize returns the length in bytes of the frame whose header is
 // v, or false when v is no Layer III frame of the stream h describes.
 func mp3FrameSize(v uint32, h mp3Header) (int, bool) {
-	if !isMP3FrameHeader(v) || int(v>>19)&3 != h.version || mp3Rates[h.version][(v>>10)&3] != h.sampleRate {
+	if int(v>>19)&3 != h.version || mp3Rates[h.version][(v>>10)&3] != h.sampleRate {
 		return 0, false
 	}
-	pad := int(v>>9) & 1
-	if h.version == 3 {
-		return 144*mp3Bitrates[0][(v>>12)&0xF]*1000/h.sampleRate + pad, true
+	size, _, ok := MP3FrameLen(v)
+	return size, ok
+}
+
+// MP3FrameLen returns the length in bytes and the samples per channel of
+// the MPEG audio Layer III frame whose 4-byte header (big-endian) is v, or
+// ok false when v is not the header of one.
+func MP3FrameLen(v uint32) (size, samples int, ok bool) {
+	if !isMP3FrameHeader(v) {
+		return 0, 0, false
 	}
-	return 72*mp3Bitrates[1][(v>>12)&0xF]*1000/h.sampleRate + pad, true
+	version := int(v>>19) & 3
+	rate := mp3Rates[version][(v>>10)&3]
+	pad := int(v>>9) & 1
+	if version == 3 {
+		return 144*mp3Bitrates[0][(v>>12)&0xF]*1000/rate + pad, 1152, true
+	}
+	return 72*mp3Bitrates[1][(v>>12)&0xF]*1000/rate + pad, 576, true
 }
 
 // splitSource is a Source that may hide the stream of an MP3 file under

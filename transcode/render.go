@@ -228,36 +228,54 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 
 	// The encode: the chain and gain in a goroutine of their own, the
 	// limiter and the encoder in this one (and ffmpeg in its process).
-	chain, closeSrc, err := buildChain(ctx, inputPath, a, p.Cuts, spans, o, &noise)
-	if err != nil {
-		return nil, err
-	}
-	defer closeSrc()
-	if normalize && gain != 1 {
-		chain = &gainSource{src: chain, gain: float32(gain)}
-	}
-	async := newAsyncSource(chain, 4)
-	defer async.Close()
-	var src dsp.Source = async
-	if normalize {
-		src = newLimiter(src, ceiling, limiterLook)
-	}
-	count := &countSource{src: src, total: totalOut, progress: progress}
-	src = count
-
-	if res.Format == "wav" {
-		bits := 16
-		if a.Input.BitsPerSample > 16 {
-			bits = 24
+	progress = risingProgress(progress)
+	encodeSource := func(ctx context.Context, from, to int64) (dsp.Source, func(), error) {
+		chain, closeSrc, err := buildChainWindow(ctx, inputPath, a, p.Cuts, spans, o, &noise, from, to)
+		if err != nil {
+			return nil, nil, err
 		}
-		err = writeWAV(ctx, src, dst.w, bits, totalOut)
-	} else {
-		err = encodeFFmpeg(ctx, src, inputPath, a.Input, segs, o, dst)
+		if normalize && gain != 1 {
+			chain = &gainSource{src: chain, gain: float32(gain)}
+		}
+		async := newAsyncSource(chain, 4)
+		var src dsp.Source = async
+		if normalize {
+			src = newLimiter(src, ceiling, limiterLook)
+		}
+		return src, func() { async.Close(); closeSrc() }, nil
 	}
-	if err != nil {
-		return nil, err
+	var frames int64
+	halves := useMP3Halves(o, dst, a.Input, totalOut)
+	if halves {
+		frames, _, err = encodeMP3Halves(ctx, encodeSource, a.Input, o, dst.path, totalOut, progress)
+		if errors.Is(err, errNoStitch) {
+			halves = false // encode in one piece
+		} else if err != nil {
+			return nil, err
+		}
 	}
-	if short := totalOut - count.frames; short > int64(rate/10) {
+	if !halves {
+		src, closeSrc, err := encodeSource(ctx, 0, -1)
+		if err != nil {
+			return nil, err
+		}
+		defer closeSrc()
+		count := &countSource{src: src, total: totalOut, progress: progress}
+		if res.Format == "wav" {
+			bits := 16
+			if a.Input.BitsPerSample > 16 {
+				bits = 24
+			}
+			err = writeWAV(ctx, count, dst.w, bits, totalOut)
+		} else {
+			err = encodeFFmpeg(ctx, count, inputPath, a.Input, segs, o, dst)
+		}
+		if err != nil {
+			return nil, err
+		}
+		frames = count.frames
+	}
+	if short := totalOut - frames; short > int64(rate/10) {
 		// The WAV writer padded it with silence; the encoders made it shorter.
 		return nil, fmt.Errorf("render: the input ended %.2f s before its analysis said: has %s changed since?",
 			float64(short)/float64(rate), filepath.Base(inputPath))
@@ -311,11 +329,20 @@ func createTemp(dir, prefix string) (*os.File, error) {
 // ranges with fades, then rumble and denoise (with the noise profile in
 // *noise, measured and stored there when nil).
 func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64) (dsp.Source, func(), error) {
+	return buildChainWindow(ctx, inputPath, a, cuts, spans, o, noise, 0, -1)
+}
+
+// buildChainWindow is buildChain for the output frames [from, to) only
+// (to < 0: to the end). The filters start at from: their output settles
+// within a second or so to what the whole chain gives.
+func buildChainWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, from, to int64) (dsp.Source, func(), error) {
 	st, err := dsp.Open(ctx, inputPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	var src dsp.Source = newKeepSource(st, spans, a.Input.Frames, 0.005)
+	keep := newKeepSource(st, spans, a.Input.Frames, 0.005)
+	keep.window(from, to)
+	var src dsp.Source = keep
 	if o.Rumble {
 		src = newHighPass(src, 70)
 	}

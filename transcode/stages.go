@@ -28,6 +28,10 @@ type keepSource struct {
 	inOff  int // samples of in already used
 	eof    bool
 	outPos int64 // frames written
+	// skip output frames are dropped before the first one written, and at
+	// most left are written (-1: all): a window of the output, for
+	// encoding it in parts. The fades stay those of the whole output.
+	skip, left int64
 }
 
 // spansOf turns keep ranges into sample spans at rate: each edge rounded to
@@ -67,6 +71,15 @@ func newKeepSource(src dsp.Source, spans [][2]int64, totalFrames int64, fadeSec 
 		src: src, ch: f.Channels, spans: spans, total: totalFrames,
 		fade: max(1, int64(math.Round(fadeSec*float64(f.SampleRate)))),
 		in:   make([]float32, stageBufFrames*f.Channels),
+		left: -1,
+	}
+}
+
+// window limits k to the output frames [from, to) (to < 0: to the end).
+func (k *keepSource) window(from, to int64) {
+	k.skip, k.left = from, -1
+	if to >= 0 {
+		k.left = max(0, to-from)
 	}
 }
 
@@ -96,7 +109,7 @@ func raisedCosine(i, n int64) float32 {
 func (k *keepSource) Read(p []float32) (int, error) {
 	ch := k.ch
 	n := 0
-	for n+ch <= len(p) {
+	for n+ch <= len(p) && k.left != 0 {
 		if k.idx >= len(k.spans) {
 			break
 		}
@@ -127,7 +140,18 @@ func (k *keepSource) Read(p []float32) (int, error) {
 			k.pos += d
 			continue
 		}
+		if k.skip > 0 { // before the window: skip output
+			d := min(avail, sp[1]-k.pos, k.skip)
+			k.inOff += int(d) * ch
+			k.pos += d
+			k.skip -= d
+			continue
+		}
 		d := min(avail, sp[1]-k.pos, int64((len(p)-n)/ch))
+		if k.left > 0 {
+			d = min(d, k.left)
+			k.left -= d
+		}
 		src := k.in[k.inOff : k.inOff+int(d)*ch]
 		dst := p[n : n+int(d)*ch]
 		fl := min(k.fade, (sp[1]-sp[0])/2)

@@ -1,0 +1,295 @@
+package transcode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/autocut-dev/autocut/dsp"
+)
+
+// Encoding an MP3 in two halves side by side. LAME encodes on one core and
+// is most of a render's time; two encoders on the two halves of the output
+// take about 0.6 of it. Encoder A encodes the output from its start to a
+// little past the middle; encoder B from halfWarmFrames frames before the
+// middle to the end. They overlap over halfCands candidate frames, where
+// stitchMP3 joins them at the quietest frame it can; the frames before the
+// candidates let B's psychoacoustic model and bit reservoir settle. Each
+// encoder is fed by a chain of its own: B's chain starts halfChainWarmSec
+// before B's encoder, so its filters and limiter have settled to what A's
+// give; the two chains' samples around the stitch must agree, or another
+// candidate is taken. When no candidate fits (or the encodes do not parse),
+// the output is encoded again in one piece.
+const (
+	halfMinSec       = 60  // shorter outputs are encoded in one piece
+	halfCands        = 256 // candidate stitch frames (6.7 s at 44.1 kHz)
+	halfWarmFrames   = 64  // frames B encodes before the first candidate
+	halfTailFrames   = 16  // frames A encodes past the last candidate
+	halfChainWarmSec = 3   // B's chain runs this long before B's encoder
+	halfNear         = 16  // frames kept before a stitch for the reservoir bytes (up to 511 bytes)
+	halfMaxDiff      = 1e-6
+)
+
+// useMP3Halves reports whether the output is encoded in two halves: an
+// MP3 file (which ffmpeg may seek in to write its Xing/LAME frame) of a
+// minute or more in MPEG-1 Layer III (32, 44.1 or 48 kHz), without the
+// denoiser (its frames are placed from the start of its input, so B's
+// would not be A's), on a machine with two cores or more.
+func useMP3Halves(o Options, dst output, info dsp.Info, totalOut int64) bool {
+	switch info.SampleRate {
+	case 32000, 44100, 48000:
+	default:
+		return false
+	}
+	return (o.Format == "mp3" || o.Format == "mp3_320") && dst.path != "" && !dst.stream && !o.Denoise &&
+		runtime.GOMAXPROCS(0) > 1 && info.Channels >= 1 && info.Channels <= 2 &&
+		totalOut >= int64(halfMinSec*info.SampleRate)
+}
+
+// halfSource makes the source of the output frames [from, to) (to < 0: to
+// the end), ready for the encoder; close releases it.
+type halfSource func(ctx context.Context, from, to int64) (src dsp.Source, close func(), err error)
+
+// encodeMP3Halves encodes the output (totalOut frames from newSrc) with two
+// ffmpeg processes side by side and stitches their files into path. It
+// returns how many output frames the chains delivered (fewer than totalOut
+// when the input ended early), or an error wrapping errNoStitch when the
+// caller should encode in one piece.
+func encodeMP3Halves(ctx context.Context, newSrc halfSource, info dsp.Info, o Options, path string, totalOut int64, progress dsp.Progress) (frames int64, stitch int, err error) {
+	const spf = 1152
+	rate := int64(info.SampleRate)
+	c0 := int(totalOut/spf/2) - halfCands/2
+	d := c0 - halfWarmFrames
+	startB := int64(d) * spf
+	endA := int64(c0+halfCands+halfTailFrames) * spf
+	warm := min(startB, halfChainWarmSec*rate)
+	tapFrom, tapTo := int64(c0)*spf-2*spf, int64(c0+halfCands)*spf+spf
+
+	dir := filepath.Dir(path)
+	var tmps [2]string
+	for i := range tmps {
+		f, err := createTemp(dir, "."+filepath.Base(path)+".half.")
+		if err != nil {
+			return 0, 0, fmt.Errorf("render: %w", err)
+		}
+		tmps[i] = f.Name()
+		f.Close()
+		defer os.Remove(f.Name())
+	}
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := &halfProgress{progress: progress}
+	type half struct {
+		frames int64
+		tap    *pcmTap
+		err    error
+	}
+	run := func(from, to, drop int64, out string, want int64) half {
+		src, closeSrc, err := newSrc(ctx, from, to)
+		if err != nil {
+			return half{err: err}
+		}
+		defer closeSrc()
+		if drop > 0 {
+			src = &skipSource{src: src, n: drop}
+		}
+		tap := newPCMTap(src, from+drop, tapFrom, tapTo)
+		count := &countSource{src: tap, total: want, progress: prog.part()}
+		err = encodeFFmpeg(ctx, count, "", info, nil, o, output{path: out})
+		if err != nil {
+			cancel()
+		}
+		return half{frames: count.frames, tap: tap, err: err}
+	}
+	var ha half
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ha = run(0, endA, 0, tmps[0], endA)
+	}()
+	hb := run(startB-warm, -1, warm, tmps[1], totalOut-startB)
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return 0, 0, err
+	}
+	// An encode that failed cancelled the other: report the failure.
+	for _, err := range []error{ha.err, hb.err} {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return 0, 0, err
+		}
+	}
+	if err := errors.Join(ha.err, hb.err); err != nil {
+		return 0, 0, err
+	}
+	if ha.frames < endA {
+		return ha.frames, 0, nil // the input ended early: the caller reports it
+	}
+	if hb.frames < totalOut-startB {
+		return startB + hb.frames, 0, nil
+	}
+
+	a, err := scanMP3(tmps[0], c0-halfNear, c0+halfCands+1)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := scanMP3(tmps[1], halfWarmFrames-halfNear, halfWarmFrames+halfCands+1)
+	if err != nil {
+		return 0, 0, err
+	}
+	c, ok := chooseStitch(a, b, c0, d, ha.tap, hb.tap)
+	if !ok {
+		return 0, 0, fmt.Errorf("%w: none of %d candidate frames fits", errNoStitch, halfCands)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, 0, fmt.Errorf("render: %w", err)
+	}
+	if _, err := stitchMP3(f, a, b, c, d); err != nil {
+		f.Close()
+		return 0, 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, 0, fmt.Errorf("render: %w", err)
+	}
+	return totalOut, c, nil
+}
+
+// chooseStitch returns the candidate frame c in [c0, c0+halfCands) where
+// A's and B's files join (stitchable) and both chains gave the same
+// samples around the join, the one whose samples there are quietest.
+func chooseStitch(a, b *mp3File, c0, d int, ta, tb *pcmTap) (int, bool) {
+	const spf = 1152
+	best, bestE := -1, math.Inf(1)
+	for c := c0; c < c0+halfCands; c++ {
+		if !stitchable(a, b, c, d) {
+			continue
+		}
+		// The granules overlapping the join: the last of A's frame c-1 and
+		// the first of B's frame c, each with its window's other half,
+		// lying (with the encoder's delay of 576) about here.
+		from, to := int64(c)*spf-2*spf, int64(c)*spf+spf
+		e, same := ta.compare(tb, from, to)
+		if same && e < bestE {
+			best, bestE = c, e
+		}
+	}
+	return best, best >= 0
+}
+
+// pcmTap passes its source through and keeps a copy of the frames
+// [from, to) of the output (its first frame being output frame at).
+type pcmTap struct {
+	src      dsp.Source
+	ch       int
+	pos      int64
+	from, to int64
+	buf      []float32
+}
+
+func newPCMTap(src dsp.Source, at, from, to int64) *pcmTap {
+	ch := src.Format().Channels
+	return &pcmTap{src: src, ch: ch, pos: at, from: from, to: to, buf: make([]float32, (to-from)*int64(ch))}
+}
+
+func (t *pcmTap) Format() dsp.Format { return t.src.Format() }
+
+func (t *pcmTap) Read(p []float32) (int, error) {
+	n, err := t.src.Read(p)
+	nf := int64(n / t.ch)
+	if lo, hi := max(t.pos, t.from), min(t.pos+nf, t.to); lo < hi {
+		copy(t.buf[(lo-t.from)*int64(t.ch):(hi-t.from)*int64(t.ch)], p[(lo-t.pos)*int64(t.ch):(hi-t.pos)*int64(t.ch)])
+	}
+	t.pos += nf
+	return n, err
+}
+
+// compare returns the energy of u's frames [from, to) and whether t's are
+// the same within halfMaxDiff.
+func (t *pcmTap) compare(u *pcmTap, from, to int64) (float64, bool) {
+	if from < t.from || to > t.to {
+		return 0, false
+	}
+	x := t.buf[(from-t.from)*int64(t.ch) : (to-t.from)*int64(t.ch)]
+	y := u.buf[(from-u.from)*int64(u.ch) : (to-u.from)*int64(u.ch)]
+	e := 0.0
+	for i, v := range y {
+		if math.Abs(float64(v-x[i])) > halfMaxDiff {
+			return 0, false
+		}
+		e += float64(v) * float64(v)
+	}
+	return e, true
+}
+
+// skipSource drops the first n frames of its source.
+type skipSource struct {
+	src dsp.Source
+	n   int64
+}
+
+func (s *skipSource) Format() dsp.Format { return s.src.Format() }
+
+func (s *skipSource) Read(p []float32) (int, error) {
+	ch := s.src.Format().Channels
+	for s.n > 0 {
+		m := min(int64(len(p)/ch), s.n)
+		k, err := s.src.Read(p[:m*int64(ch)])
+		s.n -= int64(k / ch)
+		if err != nil {
+			return 0, err
+		}
+	}
+	return s.src.Read(p)
+}
+
+// halfProgress adds up the progress of the two halves' encodes.
+type halfProgress struct {
+	mu       sync.Mutex
+	progress dsp.Progress
+	done     [2]float64 // fraction of each part
+	parts    int
+}
+
+// part returns the Progress of the next of the two parts (of about the
+// same length).
+func (h *halfProgress) part() dsp.Progress {
+	h.mu.Lock()
+	i := h.parts
+	h.parts++
+	h.mu.Unlock()
+	return func(f float64) {
+		if h.progress == nil {
+			return
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.done[i] = f
+		h.progress((h.done[0] + h.done[1]) / 2)
+	}
+}
+
+// risingProgress wraps p so that it never reports less than before (a
+// render that falls back to encoding in one piece starts over).
+func risingProgress(p dsp.Progress) dsp.Progress {
+	if p == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	last := 0.0
+	return func(f float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f > last {
+			last = f
+			p(f)
+		}
+	}
+}
