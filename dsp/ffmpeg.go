@@ -18,6 +18,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/autocut-dev/autocut/internal/proc"
 	"github.com/autocut-dev/autocut/internal/tail"
 )
 
@@ -118,7 +119,7 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 	if _, err := exec.LookPath(d.ffprobe()); err != nil {
 		return Info{}, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
-	cmd := exec.CommandContext(ctx, d.ffprobe(), "-v", "error", "-show_streams", "-show_format", "-of", "json", input)
+	cmd := proc.Command(ctx, d.ffprobe(), "-v", "error", "-show_streams", "-show_format", "-of", "json", input)
 	cmd.Stdin = stdin
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -369,7 +370,7 @@ func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader,
 		args = append(args, "-f", inFormat)
 	}
 	args = append(args, "-i", input)
-	s.cmd = exec.CommandContext(s.ctx, d.ffmpeg(), append(args,
+	s.cmd = proc.Command(s.ctx, d.ffmpeg(), append(args,
 		"-map", "0:a:0", "-vn", "-sn", "-dn", "-f", "wav", "-acodec", "pcm_f32le", "-bitexact", "-")...)
 	s.cmd.Stdin = stdin
 	s.cmd.Stderr = &s.stderr

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/proc"
 	"github.com/autocut-dev/autocut/internal/tail"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
@@ -500,7 +501,7 @@ func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info ds
 			"-c:a", "aac", "-b:a", abr)
 		args = append(append(args, mp4Flags...), "-f", "mp4")
 	}
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := proc.Command(ctx, bin, args...)
 	if dst.path != "" {
 		cmd.Args = append(cmd.Args, dst.path)
 	} else {

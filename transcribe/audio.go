@@ -4,16 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/autocut-dev/autocut/internal/proc"
 )
 
 // to16kWAV converts any media file to 16 kHz mono 16-bit WAV in dir (what
 // both engines read), returning its path.
 func to16kWAV(ctx context.Context, in, dir string) (string, error) {
 	out := filepath.Join(dir, "speech-16k.wav")
-	cmd := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", in, "-vn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", out)
+	cmd := proc.Command(ctx, "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", in, "-vn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()

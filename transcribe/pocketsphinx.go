@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/proc"
 	"github.com/autocut-dev/autocut/internal/tail"
 )
 
@@ -117,7 +118,7 @@ func (p *Pocketsphinx) Transcribe(ctx context.Context, path, lang string, progre
 }
 
 func (p *Pocketsphinx) run(ctx context.Context, args []string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, p.bin(), args...)
+	cmd := proc.Command(ctx, p.bin(), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/proc"
 	"github.com/autocut-dev/autocut/internal/tail"
 )
 
@@ -62,7 +63,7 @@ func (w *Whisper) Transcribe(ctx context.Context, path, lang string, progress ds
 		lang = "auto"
 	}
 	outBase := filepath.Join(dir, "out")
-	cmd := exec.CommandContext(ctx, w.cli(), "-m", w.Model, "-f", wav, "-l", lang, "-ml", "1", "-sow",
+	cmd := proc.Command(ctx, w.cli(), "-m", w.Model, "-f", wav, "-l", lang, "-ml", "1", "-sow",
 		"-ojf", "-of", outBase, "-np", "--prompt", WhisperPrompt)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
