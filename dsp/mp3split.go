@@ -223,7 +223,39 @@ func (s *ffmpegStream) decodeFrom(ctx context.Context, off, limit int64) (Source
 	if err != nil || strings.ContainsAny(abs, ",:\n") {
 		return nil, nil, fmt.Errorf("dsp: %q: no subfile URL", s.path)
 	}
-	return s.restart(ctx, fmt.Sprintf("subfile,,start,%d,end,0,,:file:%s", off, abs), "mp3", limit)
+	b, err := s.dec.start(ctx, fmt.Sprintf("subfile,,start,%d,end,0,,:file:%s", off, abs), nil, "mp3")
+	if err != nil {
+		return nil, nil, err
+	}
+	b.limit = limit
+	return &lateStream{s: b, info: s.info, format: s.format}, func() { b.Close() }, nil
+}
+
+// lateStream is the second decoder's stream, whose WAV header is read at
+// its first Read rather than when it starts: the first half's analysis
+// does not wait for the second ffmpeg to start up (about 0.1 s). Its
+// Format is the first stream's; a header that says otherwise fails the
+// first Read, and the file is analysed in one piece.
+type lateStream struct {
+	s      *ffmpegStream
+	info   Info
+	format Format
+	ready  bool
+}
+
+func (l *lateStream) Format() Format { return l.format }
+
+func (l *lateStream) Read(p []float32) (int, error) {
+	if !l.ready {
+		if _, err := l.s.ready(l.info); err != nil {
+			return 0, err
+		}
+		if l.s.format != l.format {
+			return 0, fmt.Errorf("dsp: the second decoder gives %+v, the first %+v", l.s.format, l.format)
+		}
+		l.ready = true
+	}
+	return l.s.Read(p)
 }
 
 func (s *ffmpegStream) again(ctx context.Context) (Source, func(), error) {
