@@ -406,7 +406,7 @@ func analyzeSplit(ctx context.Context, src Source, info Info, progress Progress)
 // not line up, in one piece again (ok is false when st was not read: the
 // second decoder did not start).
 func analyzeSplitAs(ctx context.Context, st splitter, sp mp3Split, info Info, progress Progress) (an *Analysis, ok bool, err error) {
-	progress = rising(progress) // (the fallback starts again from 0)
+	progress = progress.Rising() // (the fallback starts again from 0)
 	an, matched, err := analyzeHalves(ctx, st, sp, info, progress)
 	if matched || err != nil {
 		return an, true, err
@@ -563,20 +563,3 @@ func joinHalves(a, b *Analyzer, sp mp3Split, info Info) *Analysis {
 	return b.analysis(info)
 }
 
-// rising returns a Progress that passes on only fractions over the last
-// one it passed (nil for nil); safe for concurrent use.
-func rising(p Progress) Progress {
-	if p == nil {
-		return nil
-	}
-	var mu sync.Mutex
-	last := -1.0
-	return func(f float64) {
-		mu.Lock()
-		defer mu.Unlock()
-		if f > last {
-			last = f
-			p(f)
-		}
-	}
-}

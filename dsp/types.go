@@ -3,6 +3,7 @@ package dsp
 import (
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // ErrUnsupportedFormat reports input whose content is not a format any decoder reads.
@@ -97,3 +98,22 @@ func (r Range) Len() float64 { return r.End - r.Start }
 // Progress receives the fraction (0..1) of the input consumed so far. It
 // is called from one goroutine at a time, not always the caller's.
 type Progress func(fraction float64)
+
+// Rising returns a Progress that passes on to p only fractions over the
+// last one it passed, so that a task which starts a step over never
+// reports going back (nil for nil); it is safe for concurrent use.
+func (p Progress) Rising() Progress {
+	if p == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	last := -1.0
+	return func(f float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f > last {
+			last = f
+			p(f)
+		}
+	}
+}

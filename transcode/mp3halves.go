@@ -275,21 +275,3 @@ func (h *halfProgress) part() dsp.Progress {
 		h.progress((h.done[0] + h.done[1]) / 2)
 	}
 }
-
-// risingProgress wraps p so that it never reports less than before (a
-// render that falls back to encoding in one piece starts over).
-func risingProgress(p dsp.Progress) dsp.Progress {
-	if p == nil {
-		return nil
-	}
-	var mu sync.Mutex
-	last := 0.0
-	return func(f float64) {
-		mu.Lock()
-		defer mu.Unlock()
-		if f > last {
-			last = f
-			p(f)
-		}
-	}
-}
