@@ -380,3 +380,28 @@ func FuzzScanMP3(f *testing.F) {
 		}
 	})
 }
+
+// TestMP3HalvesCancelled: cancelling mid-encode stops both encoders and
+// leaves no temporary file.
+func TestMP3HalvesCancelled(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg not installed")
+	}
+	f := dsp.Format{SampleRate: 44100, Channels: 2}
+	x := speechLoop(t, 44100, 2, 70)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, _, err := encodeMP3Halves(ctx, sliceHalves(x, f, 0), dsp.Info{SampleRate: 44100, Channels: 2}, Options{Format: "mp3"},
+		filepath.Join(dir, "o.mp3"), int64(len(x)/2), func(p float64) {
+			if p > 0.3 {
+				cancel()
+			}
+		})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+		t.Errorf("files left: %v", left)
+	}
+}
