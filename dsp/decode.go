@@ -54,6 +54,9 @@ type fileStream struct {
 	f *os.File
 }
 
+// Skip passes over frames of the stream under it (see Skip).
+func (s *fileStream) Skip(n int64) (int64, error) { return Skip(s.Stream, n) }
+
 func (s *fileStream) Close() error {
 	err := s.Stream.Close()
 	if ferr := s.f.Close(); err == nil {
@@ -156,6 +159,9 @@ type namedStream struct {
 	Stream
 	name string
 }
+
+// Skip passes over frames of the stream under it (see Skip).
+func (s *namedStream) Skip(n int64) (int64, error) { return Skip(s.Stream, n) }
 
 func (s *namedStream) Info() Info {
 	i := s.Stream.Info()

@@ -3,6 +3,7 @@ package dsp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -28,6 +29,37 @@ type Format struct {
 type Source interface {
 	Format() Format
 	Read(p []float32) (n int, err error)
+}
+
+// Skipper is a Source that can pass over frames without decoding them
+// (a WAV file's samples are not converted).
+type Skipper interface {
+	// Skip passes over the next n frames, fewer at the end of the stream,
+	// and returns how many.
+	Skip(n int64) (int64, error)
+}
+
+// Skip passes over the next n frames of src: with its Skip method when it
+// has one, else by reading them. It returns how many frames it passed,
+// fewer than n only at the end of the stream (and then with a nil error).
+func Skip(src Source, n int64) (int64, error) {
+	if sk, ok := src.(Skipper); ok {
+		return sk.Skip(n)
+	}
+	ch := int64(src.Format().Channels)
+	buf := make([]float32, min(n, 8192)*ch)
+	var done int64
+	for done < n {
+		k, err := src.Read(buf[:min(n-done, 8192)*ch])
+		done += int64(k) / ch
+		if err == io.EOF {
+			return done, nil
+		}
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
 }
 
 // Stream is a Source decoded from a file, with what is known about the input.

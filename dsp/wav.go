@@ -286,6 +286,24 @@ func (w *WAVReader) Read(p []float32) (int, error) {
 	return n, nil
 }
 
+// Skip passes over the next n frames without converting them (Skipper).
+func (w *WAVReader) Skip(n int64) (int64, error) {
+	if w.finished || n <= 0 {
+		return 0, nil
+	}
+	if !w.unknown {
+		n = min(n, w.left/int64(w.align))
+	}
+	got, err := w.r.Discard(int(min(n*int64(w.align), math.MaxInt)))
+	got -= got % w.align
+	w.left -= int64(got)
+	w.frames += int64(got / w.align)
+	if err != nil && err != io.EOF {
+		return int64(got / w.align), fmt.Errorf("wav: read: %w", err)
+	}
+	return int64(got / w.align), nil
+}
+
 // finish records the real decoded length and reports io.EOF.
 func (w *WAVReader) finish() error {
 	w.finished = true

@@ -7,6 +7,9 @@ import (
 	"io"
 	"math"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // wavSpec describes a WAVE file the tests build byte by byte.
@@ -285,4 +288,62 @@ func BenchmarkWAVRead(b *testing.B) {
 		}
 	}
 	b.ReportMetric(sec*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
+}
+
+// TestWAVSkip: Skip then Read gives the frames a reader that read through
+// gives, and Skip stops at the end (truncated and streamed files too).
+func TestWAVSkip(t *testing.T) {
+	base := wavSpec{container: "RIFF", tag: wavePCM, bits: 24, channels: 2, rate: 8000, frames: 1000, dataSize: -1}
+	for _, c := range []struct {
+		name     string
+		spec     wavSpec
+		skip     int64
+		wantSkip int64
+	}{
+		{"middle", base, 333, 333},
+		{"all", base, 1000, 1000},
+		{"past the end", base, 5000, 1000},
+		{"truncated", func() wavSpec { s := base; s.truncate = 6*100 + 2; return s }(), 950, 899},
+		{"streamed", func() wavSpec { s := base; s.dataSize = 0; return s }(), 400, 400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := buildWAV(c.spec)
+			all, err := NewWAVReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := readAllSource(t, all)
+			w, err := NewWAVReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Skip(w, c.skip)
+			if err != nil || got != c.wantSkip {
+				t.Fatalf("Skip(%d) = %d, %v; want %d", c.skip, got, err, c.wantSkip)
+			}
+			rest := readAllSource(t, w)
+			if d := cmp.Diff(want[min(int(c.skip), len(want)/2)*2:], rest, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("after Skip (-read through +skipped):\n%.300s", d)
+			}
+			if w.Info().Frames != int64(len(want)/2) {
+				t.Errorf("Info().Frames %d, want %d", w.Info().Frames, len(want)/2)
+			}
+		})
+	}
+}
+
+func readAllSource(t *testing.T, s Source) []float32 {
+	t.Helper()
+	var out []float32
+	buf := make([]float32, 512)
+	for {
+		n, err := s.Read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/google/go-cmp/cmp"
 )
 
 // speechLoop returns about sec seconds of real speech (the Allison
@@ -403,5 +404,69 @@ func TestMP3HalvesCancelled(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
 		t.Errorf("files left: %v", left)
+	}
+}
+
+// TestKeepWindow: a window of the keep stage gives the same frames as the
+// whole output cut to it, fades included, whether the input skips by
+// reading (a slice) or without converting (a WAV file, dsp.Skip).
+func TestKeepWindow(t *testing.T) {
+	const rate, ch = 8000, 2
+	x := make([]float32, 10*rate*ch)
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i) * 0.001))
+	}
+	f := dsp.Format{SampleRate: rate, Channels: ch}
+	wav := filepath.Join(t.TempDir(), "x.wav")
+	var b bytes.Buffer
+	ww, err := newWAVWriter(&b, f, 16, int64(len(x)/ch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ww.write(x); err != nil {
+		t.Fatal(err)
+	}
+	if err := ww.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wav, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spans := [][2]int64{{100, 20000}, {20100, 20101}, {30000, 55555}, {60000, 80000}}
+	total := framesOf(spans)
+	for _, src := range []string{"slice", "wav"} {
+		open := func() dsp.Source {
+			if src == "slice" {
+				return &sliceSource{f: f, x: x, max: 999}
+			}
+			st, err := dsp.Open(context.Background(), wav)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}
+		if _, ok := open().(dsp.Skipper); ok != (src == "wav") {
+			t.Fatalf("%s: Skipper %v", src, ok)
+		}
+		whole := readSource(t, newKeepSource(open(), spans, 80000, 0.005), 777)
+		if int64(len(whole)) != total*ch {
+			t.Fatalf("%s: whole output %d frames, want %d", src, len(whole)/ch, total)
+		}
+		for _, w := range [][2]int64{{0, 5}, {0, -1}, {19899, 19901}, {19900, 30000}, {25000, -1}, {total - 3, -1}, {total, -1}} {
+			k := newKeepSource(open(), spans, 80000, 0.005)
+			k.window(w[0], w[1])
+			got := readSource(t, k, 500)
+			end := w[1]
+			if end < 0 {
+				end = total
+			}
+			if len(got) == 0 && end == w[0] {
+				continue
+			}
+			if diff := cmp.Diff(whole[w[0]*ch:end*ch], got); diff != "" {
+				t.Errorf("%s: window %v (-whole +window):\n%.400s", src, w, diff)
+			}
+		}
 	}
 }

@@ -85,6 +85,36 @@ func (k *keepSource) window(from, to int64) {
 
 func (k *keepSource) Format() dsp.Format { return k.src.Format() }
 
+// jump passes over the input up to the window's first frame without
+// reading it where the input can (dsp.Skip: a WAV file's samples are not
+// converted).
+func (k *keepSource) jump() error {
+	target, out := int64(0), int64(0)
+	for _, sp := range k.spans {
+		if n := sp[1] - sp[0]; out+n > k.skip {
+			target = sp[0] + k.skip - out
+			break
+		}
+		out += sp[1] - sp[0]
+	}
+	if target == 0 {
+		return nil
+	}
+	got, err := dsp.Skip(k.src, target)
+	if err != nil {
+		return err
+	}
+	if got < target {
+		k.eof = true
+	}
+	// The output frames before got are skipped.
+	for _, sp := range k.spans {
+		k.skip -= max(0, min(got, sp[1])-sp[0])
+	}
+	k.pos = got
+	return nil
+}
+
 // gainAt is the fade gain of input frame p inside span sp.
 func (k *keepSource) gainAt(p int64, sp [2]int64) float32 {
 	fl := min(k.fade, (sp[1]-sp[0])/2)
@@ -109,6 +139,11 @@ func raisedCosine(i, n int64) float32 {
 func (k *keepSource) Read(p []float32) (int, error) {
 	ch := k.ch
 	n := 0
+	if k.skip > 0 && k.pos == 0 && k.inN == 0 && !k.eof {
+		if err := k.jump(); err != nil {
+			return 0, err
+		}
+	}
 	for n+ch <= len(p) && k.left != 0 {
 		if k.idx >= len(k.spans) {
 			break
