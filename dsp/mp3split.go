@@ -562,4 +562,3 @@ func joinHalves(a, b *Analyzer, sp mp3Split, info Info) *Analysis {
 	b.pos += sp.at - sp.warm
 	return b.analysis(info)
 }
-
