@@ -312,7 +312,7 @@ func TestWAVSkip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := readAllSource(t, all)
+			want := decodeAll(t, all)
 			w, err := NewWAVReader(bytes.NewReader(data))
 			if err != nil {
 				t.Fatal(err)
@@ -321,7 +321,7 @@ func TestWAVSkip(t *testing.T) {
 			if err != nil || got != c.wantSkip {
 				t.Fatalf("Skip(%d) = %d, %v; want %d", c.skip, got, err, c.wantSkip)
 			}
-			rest := readAllSource(t, w)
+			rest := decodeAll(t, w)
 			if d := cmp.Diff(want[min(int(c.skip), len(want)/2)*2:], rest, cmpopts.EquateEmpty()); d != "" {
 				t.Errorf("after Skip (-read through +skipped):\n%.300s", d)
 			}
@@ -329,21 +329,5 @@ func TestWAVSkip(t *testing.T) {
 				t.Errorf("Info().Frames %d, want %d", w.Info().Frames, len(want)/2)
 			}
 		})
-	}
-}
-
-func readAllSource(t *testing.T, s Source) []float32 {
-	t.Helper()
-	var out []float32
-	buf := make([]float32, 512)
-	for {
-		n, err := s.Read(buf)
-		out = append(out, buf[:n]...)
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 }
