@@ -228,7 +228,8 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	}
 
 	// The encode: the chain and gain in a goroutine of their own, the
-	// limiter and the encoder in this one (and ffmpeg in its process).
+	// limiter and the encoder in this one (and ffmpeg in its process); an
+	// MP3 file in two halves side by side when it can (encodeMP3Halves).
 	progress = progress.Rising() // (a fallback to one piece starts over)
 	encodeSource := func(ctx context.Context, from, to int64) (dsp.Source, func(), error) {
 		chain, closeSrc, err := buildChainWindow(ctx, inputPath, a, p.Cuts, spans, o, &noise, from, to)
