@@ -27,6 +27,9 @@ const (
 	audibleDepthDb = 40.0
 	// edgeTolDb: the edge rule's levels are compared within this.
 	edgeTolDb = 0.005
+	// voicedScore: a classified frame scoring this or more is speech
+	// (voicedShare), as for the voice classification's seeds.
+	voicedScore = 0.5
 )
 
 // Make turns an analysis into a plan with params p (validated first) and
@@ -174,6 +177,12 @@ type tuning struct {
 	edgeVoiceStop float64 // a frame the network scores under this (0: off)
 	edgeVoiceNear int     // with no frame within this many scoring more or loud, is no edge's speech (unvoiced)
 	edgeVoiceSkip int     // frames an anchor may move in past unvoiced frames
+	// edgeVoiceIsland: a raw island of at most this many frames, every
+	// frame of which is unvoiced, is no speech (refine), in an input where
+	// at least edgeVoicedShare of the frames the network classified or
+	// level found loud are speech (voicedShare).
+	edgeVoiceIsland int
+	edgeVoicedShare float64
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -181,7 +190,8 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
-	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25}
+	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
+	edgeVoiceIsland: 30, edgeVoicedShare: 0.2}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -744,6 +754,39 @@ func (m *maker) unvoiced(j int) bool {
 	return true
 }
 
+// allUnvoiced reports whether every frame of [a, b) is unvoiced.
+func (m *maker) allUnvoiced(a, b int) bool {
+	for j := a; j < b; j++ {
+		if !m.unvoiced(j) {
+			return false
+		}
+	}
+	return a < b
+}
+
+// voicedShare returns the share of the frames the voice network
+// classified, or level found loud, that are speech (VoiceLoud, or a score
+// of 0.5 or more); 0 when there are none. A speech recording over any bed
+// has 0.38 or more (the real-speech mixes; the synthetic corpus 0.67 or
+// more), a music file 0.03 at most (testdata: Brahms 0.001, Vibe Ace
+// 0.033, the garzul loop 0): the network scores music about 0 throughout.
+func (m *maker) voicedShare() float64 {
+	cl, vo := 0, 0
+	for _, v := range m.env.Voice {
+		switch {
+		case v == dsp.VoiceFloor:
+		case v == dsp.VoiceLoud || dsp.VoiceScore(v) >= voicedScore:
+			cl, vo = cl+1, vo+1
+		default:
+			cl++
+		}
+	}
+	if cl == 0 {
+		return 0
+	}
+	return float64(vo) / float64(cl)
+}
+
 // edgeRule is the audible rule of one pause's bed (see refine).
 type edgeRule struct {
 	burst, decay, strict, own float64
@@ -932,8 +975,13 @@ func (m *maker) refine(is []island) []island {
 		return is
 	}
 	bed, okb, clk := m.bedsClicks(is)
+	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && len(m.env.Voice) == m.n &&
+		m.voicedShare() >= m.tu.edgeVoicedShare
 	out := make([]island, 0, len(is))
 	for k, x := range is {
+		if dropUnvoiced && x.re-x.rs <= m.tu.edgeVoiceIsland && m.allUnvoiced(x.rs, x.re) {
+			continue
+		}
 		lo, hi := -1, m.n
 		if k > 0 {
 			lo = is[k-1].re - 1
