@@ -183,6 +183,10 @@ type tuning struct {
 	// level found loud are speech (voicedShare).
 	edgeVoiceIsland int
 	edgeVoicedShare float64
+	// edgeClosureDb: after speech, a burst is bridged to (and anchors an
+	// edge) only across a closure, a frame under the bed + this (0: any
+	// gap).
+	edgeClosureDb float64
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -191,7 +195,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
-	edgeVoiceIsland: 30, edgeVoicedShare: 0.2}
+	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -790,7 +794,8 @@ func (m *maker) voicedShare() float64 {
 // edgeRule is the audible rule of one pause's bed (see refine).
 type edgeRule struct {
 	burst, decay, strict, own float64
-	unvoiced                  bool // frames the network finds clearly not speech are no speech (unvoiced)
+	closure                   float64 // a frame under this is a stop's closure (+Inf: any frame is)
+	unvoiced                  bool    // frames the network finds clearly not speech are no speech (unvoiced)
 }
 
 func (m *maker) edgeRule(bed float64) edgeRule {
@@ -803,7 +808,12 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 	if soft {
 		strict = bed + m.tu.edgeDecayDb
 	}
+	closure := math.Inf(1)
+	if m.tu.edgeClosureDb > 0 {
+		closure = bed + m.tu.edgeClosureDb
+	}
 	return edgeRule{
+		closure:  closure,
 		burst:    max(bed+m.tu.edgeBurstDb, m.audible),
 		decay:    max(bed+m.tu.edgeDecayDb, m.audible),
 		strict:   max(strict, m.audible),
@@ -818,17 +828,22 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 // and returns the outermost frame kept.
 func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int {
 	pos, g, soft := a, 0, 0
+	// closed: the frames since pos hold a closure (before speech, no
+	// closure is needed).
+	closed := d < 0
 	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
 		switch {
-		case clicky && m.click(j, r), r.unvoiced && m.unvoiced(j):
+		case clicky && m.click(j, r), r.unvoiced && m.unvoiced(j),
+			g > 0 && !closed && m.raw(j) >= r.burst:
 			if g++; g > gap {
 				return pos
 			}
 		case m.raw(j) >= r.burst, g == 0 && m.raw(j) >= r.own && m.pair(j, j-d) >= r.strict:
-			pos, g, soft = j, 0, 0
+			pos, g, soft, closed = j, 0, 0, d < 0
 		case g == 0 && soft < m.tu.edgeSoftMax && m.raw(j) >= r.own && m.pair(j, j-d) >= r.decay:
 			pos, soft = j, soft+1
 		default:
+			closed = closed || m.raw(j) < r.closure
 			if g++; g > gap {
 				return pos
 			}
@@ -948,6 +963,24 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 	return a
 }
 
+// closedAnchor moves the anchor a of an island's end inward (towards
+// first) past each gap under r's burst level that holds no closure (no
+// frame under r.closure) to the burst before it: a burst after speech
+// across no closure is the bed standing out after the word (a crackle,
+// a note), not a stop's release.
+func (m *maker) closedAnchor(a, first int, r edgeRule) int {
+	for {
+		b, closed := a-1, false
+		for ; b >= first && m.raw(b) < r.burst; b-- {
+			closed = closed || m.raw(b) < r.closure
+		}
+		if b < first || b == a-1 || closed {
+			return a
+		}
+		a = b
+	}
+}
+
 // refine places each island's edges by the audible rule, measured against
 // the bed of the pause they face (bedsClicks): the corpora count speech as
 // audible where it stands 6 dB over the bed, so the mix (speech and bed)
@@ -961,7 +994,9 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 // speech level is followed at tu.edgeDecayDb throughout); and it
 // bridges up to tu.edgeTailGap frames after the speech (tu.edgeOnsetGap
 // before it) to a burst tu.edgeBurstDb over the bed (a final stop's
-// release after its closure). In a crackling bed (isolated bursts in
+// release after its closure: after the speech, only across a frame under
+// the bed + tu.edgeClosureDb; the end's anchor moves in likewise, see
+// closedAnchor). In a crackling bed (isolated bursts in
 // more than tu.edgeClickRate percent of its frames) clicks (click) neither
 // anchor an edge nor are bridged to; nor are frames the voice network
 // finds clearly not speech (unvoiced; an anchor passes them only within
@@ -992,7 +1027,7 @@ func (m *maker) refine(is []island) []island {
 		if okb[k+1] {
 			r := m.edgeRule(bed[k+1])
 			clicky := clk[k+1] > m.tu.edgeClickRate
-			a := m.anchor(x, -1, r, clicky)
+			a := m.closedAnchor(m.anchor(x, -1, r, clicky), x.rs, r)
 			x.e = m.follow(a, 1, hi, m.tu.edgeTailGap, m.tu.edgeMaxTail, r, clicky) + 1
 		}
 		if okb[k] {

@@ -116,9 +116,10 @@ func mixTable(rows []mixRow) string {
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
 // together, less 2 points (rounded down): the regression floor the test
 // asserts (where it lies over the issue's bar, the gain is locked too).
-// Measured (issue 14, round 6: vinyl 10 dB and music 10/20 dB raised
-// after short islands the voice network finds clearly not speech
-// throughout were dropped; round 5: vinyl 10/25 dB and music 10 dB raised
+// Measured (issue 14, round 6: vinyl 10/20 dB, pink 20 dB, music
+// 10/15/20 dB and crosstalk 15 dB raised after short islands the voice
+// network finds clearly not speech throughout were dropped and bursts
+// after speech bridged to only across a closure; round 5: vinyl 10/25 dB and music 10 dB raised
 // after edges stopped at frames the voice network finds clearly not
 // speech; round 4) after the edges followed decays at the
 // truth's 7 dB (one frame at 5 dB) and ignored the clicks of crackling
@@ -127,12 +128,12 @@ func mixTable(rows []mixRow) string {
 // the depth less 5 dB) and stopped speech growing over another voice's
 // rise and over frames the network finds clearly not speech.
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 83, 15: 93, 20: 94, 25: 96, 35: 97},
-	corpus.BedPink:      {10: 94, 15: 96, 20: 96, 25: 97, 35: 96},
+	corpus.BedVinyl:     {10: 83, 15: 93, 20: 95, 25: 96, 35: 97},
+	corpus.BedPink:      {10: 94, 15: 96, 20: 97, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 81, 15: 93, 20: 94, 25: 95, 35: 97},
+	corpus.BedMusic:     {10: 81, 15: 94, 20: 95, 25: 95, 35: 97},
 	corpus.BedStatic:    {10: 90, 15: 96, 20: 96, 25: 96, 35: 97},
-	corpus.BedCrosstalk: {15: 94, 20: 95, 25: 96},
+	corpus.BedCrosstalk: {15: 95, 20: 95, 25: 96},
 }
 
 // Clipping: the issue's bar is 30 ms per case; mixMaxClipMs is what the
@@ -147,21 +148,23 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // than 30 ms (all of them picovoice's: 8, were 5 before the faint-voice
 // rule was tightened, which took crosstalk at 15 dB from 45 % to 95 %).
 // Boundary P95 (the issue's bar, 40 ms, is for 15 dB and over):
-// mixMaxP95BarCases cases at 15 dB or more may exceed it (9 of 138: 10
-// before short unvoiced islands were dropped, 11 before edges stopped at
+// mixMaxP95BarCases cases at 15 dB or more may exceed it (8 of 138: 9
+// before bursts after speech needed a closure, 10 before short unvoiced
+// islands were dropped, 11 before edges stopped at
 // frames the network finds clearly not speech, 19 before the edges' 7 dB
 // decay and click rules, 32 before round 3), and mixMaxP95Cases cases at
-// any ratio (23 of 168, were 24, 25, 34 and 47). What is
-// left: allison's tails over vinyl (its low-frequency pops, 13-17 dB over
-// the bed with a speech-like crest, right after a word), over music (a
-// note at the word's end, the network's hangover) and next to crosstalk,
+// any ratio (22 of 168, were 23, 24, 25, 34 and 47). What is
+// left: allison's tails over vinyl at 15 dB (its low-frequency pops, 13-17
+// dB over the bed with a speech-like crest, right after a word), over
+// music (a note at the word's end, the network's hangover) and next to
+// crosstalk (the other voice's syllable after a closure),
 // and single edges of the short recordings (jfk, librispeech: a P95 over
 // 4-8 edges is their second-worst).
 const (
 	mixMaxClipMs      = 120
 	mixMaxClipCases   = 8
-	mixMaxP95Cases    = 23
-	mixMaxP95BarCases = 9
+	mixMaxP95Cases    = 22
+	mixMaxP95BarCases = 8
 )
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
