@@ -62,3 +62,32 @@ func TestDBTable(t *testing.T) {
 		}
 	}
 }
+
+// TestVoicedShare checks voicedShare's byte comparison against
+// dsp.VoiceScore on every code, and the share over a mix of codes.
+func TestVoicedShare(t *testing.T) {
+	for v := range 256 {
+		m := maker{env: &dsp.Envelope{Voice: []uint8{uint8(v)}}}
+		want := 0.0
+		if v == int(dsp.VoiceLoud) || v != int(dsp.VoiceFloor) && dsp.VoiceScore(uint8(v)) >= voicedScore {
+			want = 1
+		}
+		if got := m.voicedShare(); got != want {
+			t.Errorf("code %d: voicedShare %v, want %v", v, got, want)
+		}
+	}
+	tests := []struct {
+		voice []uint8
+		want  float64
+	}{
+		{nil, 0},
+		{[]uint8{dsp.VoiceFloor, dsp.VoiceFloor}, 0},
+		{[]uint8{dsp.VoiceFloor, dsp.VoiceLoud, 1, 254, 100}, 0.5},
+	}
+	for _, tc := range tests {
+		m := maker{env: &dsp.Envelope{Voice: tc.voice}}
+		if got := m.voicedShare(); got != tc.want {
+			t.Errorf("%v: voicedShare %v, want %v", tc.voice, got, tc.want)
+		}
+	}
+}

@@ -775,14 +775,15 @@ func (m *maker) allUnvoiced(a, b int) bool {
 // more), a music file 0.03 at most (testdata: Brahms 0.001, Vibe Ace
 // 0.033, the garzul loop 0): the network scores music about 0 throughout.
 func (m *maker) voicedShare() float64 {
+	// The lowest code whose score reaches voicedScore (1 + 253 x score).
+	first := uint8(math.Ceil(1 + 253*voicedScore))
 	cl, vo := 0, 0
 	for _, v := range m.env.Voice {
-		switch {
-		case v == dsp.VoiceFloor:
-		case v == dsp.VoiceLoud || dsp.VoiceScore(v) >= voicedScore:
-			cl, vo = cl+1, vo+1
-		default:
+		if v != dsp.VoiceFloor {
 			cl++
+			if v >= first {
+				vo++
+			}
 		}
 	}
 	if cl == 0 {
