@@ -331,3 +331,25 @@ func TestWAVSkip(t *testing.T) {
 		})
 	}
 }
+
+// TestPCM16Kernel: the 16-bit conversion gives the Go loop's floats to the
+// bit, at every length around the kernel's block and for every value.
+func TestPCM16Kernel(t *testing.T) {
+	src := make([]int16, 1<<16+37)
+	for i := range src {
+		src[i] = int16(i*7919 + i>>3) // every value, in a scrambled order
+	}
+	src[0], src[1], src[2] = -32768, 32767, 0
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 1000, len(src)} {
+		got := make([]float32, n+1)
+		want := make([]float32, n+1)
+		got[n], want[n] = 42, 42 // past the end: untouched
+		pcm16ToFloat(got, src[:n])
+		pcm16Go(want, src[:n])
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n %d: sample %d (%d): %g, want %g", n, i, src[i], got[i], want[i])
+			}
+		}
+	}
+}
