@@ -67,6 +67,10 @@ type chainMeter struct {
 
 	hx    []float32 // interpolator history: interleaved frames [hBase, pos)
 	hBase int64
+
+	// cell0 is the first cell measured, a whole number of blocks: a meter
+	// of the output from boundary(cell0) on (cells[i] is cell cell0 + i).
+	cell0 int64
 }
 
 // newChainMeter returns a meter for f. Interpolated peaks are computed only
@@ -76,19 +80,26 @@ type chainMeter struct {
 // everywhere. (The limiter itself interpolates wherever its bound allows a
 // peak over the ceiling: the meter only predicts.)
 func newChainMeter(f dsp.Format, ceiling, maxGain float64, expectFrames int64) *chainMeter {
-	m := &chainMeter{ch: f.Channels, rate: int64(f.SampleRate), kw: dsp.NewKMeter(f)}
+	return newChainMeterAt(f, ceiling, maxGain, expectFrames, 0)
+}
+
+// newChainMeterAt is newChainMeter for the output from the start of cell
+// cell0 on (a multiple of cellsPerBlock).
+func newChainMeterAt(f dsp.Format, ceiling, maxGain float64, expectFrames, cell0 int64) *chainMeter {
+	m := &chainMeter{ch: f.Channels, rate: int64(f.SampleRate), kw: dsp.NewKMeter(f), cell0: cell0}
 	var bound float64
 	m.ph, bound = newInterpPhases()
 	if maxGain > 0 {
 		m.thresh = float32(ceiling / max(bound, 2) / maxGain * (1 - 1e-6))
 	}
-	m.cellEnd = m.boundary(1)
+	m.pos = m.boundary(cell0)
+	m.cellEnd = m.boundary(cell0 + 1)
 	if expectFrames > 0 {
 		n := min(expectFrames*cellsPerSec/m.rate+2, 4*3600*cellsPerSec)
 		m.cells = make([]meterCell, 0, n)
 		m.blockE = make([]float64, 0, n/cellsPerBlock+1)
 	}
-	m.hBase = -2 * limiterHalfTaps
+	m.hBase = m.pos - 2*limiterHalfTaps
 	m.hx = make([]float32, 2*limiterHalfTaps*m.ch)
 	return m
 }
@@ -183,7 +194,7 @@ func (m *chainMeter) endCell() {
 	m.cells = append(m.cells, meterCell{e: dbCode(10 * math.Log10(m.curE))})
 	m.blockSum += m.curE
 	m.curE, m.curPk = 0, 0
-	k := int64(len(m.cells))
+	k := m.cell0 + int64(len(m.cells))
 	if k%cellsPerBlock == 0 {
 		m.blockE = append(m.blockE, m.blockSum)
 		m.blockSum = 0
@@ -194,7 +205,7 @@ func (m *chainMeter) endCell() {
 // seal makes final the peaks of the cells whose frames' interpolated
 // peaks have all been measured (those ending H frames or more before pos).
 func (m *chainMeter) seal() {
-	for len(m.cellPk) > 0 && m.boundary(int64(len(m.cells)-len(m.cellPk)+1))+limiterHalfTaps <= m.pos {
+	for len(m.cellPk) > 0 && m.boundary(m.cell0+int64(len(m.cells)-len(m.cellPk)+1))+limiterHalfTaps <= m.pos {
 		m.sealPeak()
 	}
 }
@@ -209,7 +220,7 @@ func (m *chainMeter) sealPeak() {
 // addPeak raises the peak of the cell holding frame f (which is open).
 func (m *chainMeter) addPeak(f int64, pk float64) {
 	k := len(m.cells)
-	for k > 0 && f < m.boundary(int64(k)) {
+	for k > 0 && f < m.boundary(m.cell0+int64(k)) {
 		k--
 	}
 	if k == len(m.cells) {
@@ -227,7 +238,7 @@ func (m *chainMeter) finish() {
 	m.pos += H // silence after the end, for the last frames' interpolation
 	m.peaks(make([]float32, H*m.ch), pos, 0)
 	m.pos = pos
-	if m.pos > m.boundary(int64(len(m.cells))) {
+	if m.pos > m.boundary(m.cell0+int64(len(m.cells))) {
 		m.endCell()
 	}
 	for len(m.cellPk) > 0 {
@@ -245,7 +256,8 @@ func (m *chainMeter) blocks(gain float64, loss []float64) []float64 {
 		if loss != nil {
 			e -= loss[b]
 		}
-		n := m.boundary(int64(b+1)*cellsPerBlock) - m.boundary(int64(b)*cellsPerBlock)
+		k := m.cell0 + int64(b)*cellsPerBlock
+		n := m.boundary(k+cellsPerBlock) - m.boundary(k)
 		out[b] = max(e, 0) * gain * gain / float64(n)
 	}
 	return out
@@ -255,4 +267,27 @@ func (m *chainMeter) blocks(gain float64, loss []float64) []float64 {
 func integrated(blocks []float64) float64 {
 	a := dsp.Analysis{Blocks: blocks, BlockSec: 0.1}
 	return a.LoudnessOf([]dsp.Range{{Start: 0, End: float64(len(blocks)) * 0.1}})
+}
+
+// joinMeters returns a's measure up to cell k and b's from there: the
+// output measured in two parts side by side, b from cell b.cell0 <= k
+// (its cells before k only settled its filters), a from the start to past
+// k. ok is false when the two disagree over the cells both measured past
+// k by more than rounding (more than two codes of energy or peak).
+func joinMeters(a, b *chainMeter, k int64) (*chainMeter, bool) {
+	if a.cell0 != 0 || b.cell0 > k || k%cellsPerBlock != 0 || int64(len(a.cells)) < k || b.cell0+int64(len(b.cells)) < k {
+		return nil, false
+	}
+	near := func(x, y uint16) bool { return x == y || (x > 0 && y > 0 && max(x, y)-min(x, y) <= 2) }
+	// (a's last two cells end against the silence its finish assumes.)
+	for i := k; i < int64(len(a.cells))-2 && i-b.cell0 < int64(len(b.cells)); i++ {
+		ca, cb := a.cells[i], b.cells[i-b.cell0]
+		if !near(ca.e, cb.e) || !near(ca.peak, cb.peak) {
+			return nil, false
+		}
+	}
+	j := &chainMeter{ch: a.ch, rate: a.rate, pos: b.pos}
+	j.cells = append(a.cells[:k:k], b.cells[k-b.cell0:]...)
+	j.blockE = append(a.blockE[:k/cellsPerBlock:k/cellsPerBlock], b.blockE[(k-b.cell0)/cellsPerBlock:]...)
+	return j, true
 }

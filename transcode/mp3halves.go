@@ -117,16 +117,7 @@ func encodeMP3Halves(ctx context.Context, newSrc halfSource, info dsp.Info, o Op
 	}()
 	hb := run(startB-warm, -1, warm, tmps[1], totalOut-startB)
 	wg.Wait()
-	if err := parent.Err(); err != nil {
-		return 0, 0, err
-	}
-	// An encode that failed cancelled the other: report the failure.
-	for _, err := range []error{ha.err, hb.err} {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return 0, 0, err
-		}
-	}
-	if err := errors.Join(ha.err, hb.err); err != nil {
+	if err := pairErr(parent, ha.err, hb.err); err != nil {
 		return 0, 0, err
 	}
 	if ha.frames < endA {
@@ -160,6 +151,24 @@ func encodeMP3Halves(ctx context.Context, newSrc halfSource, info dsp.Info, o Op
 		return 0, 0, fmt.Errorf("render: %w", err)
 	}
 	return totalOut, c, nil
+}
+
+// pairErr is the error of two parts of a job run side by side, either of
+// which cancels the other when it fails: the parent's when it was
+// cancelled, else the failure rather than the cancellation it caused.
+func pairErr(parent context.Context, a, b error) error {
+	if a == nil && b == nil {
+		return nil
+	}
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	for _, err := range []error{a, b} {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return errors.Join(a, b)
 }
 
 // chooseStitch returns the candidate frame c in [c0, c0+halfCands) where

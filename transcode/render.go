@@ -18,8 +18,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/proc"
@@ -400,21 +402,80 @@ func normalizationGain(ctx context.Context, inputPath string, a *dsp.Analysis, c
 }
 
 // measureChain runs the chain once (decode, keep and filters in a
-// goroutine, the meter in this one) and returns its measurement.
+// goroutine, the meter in this one) and returns its measurement; a long
+// output is measured in two halves side by side (measureHalves).
 func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64) (*chainMeter, error) {
-	src, closeSrc, err := buildChain(ctx, inputPath, a, cuts, spans, o, noise)
+	total := framesOf(spans)
+	f := dsp.Format{SampleRate: a.Input.SampleRate, Channels: a.Input.Channels}
+	if !o.Denoise && runtime.GOMAXPROCS(0) > 1 && total >= int64(halfMinSec*f.SampleRate) && f.SampleRate > 0 {
+		if m, ok, err := measureHalves(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, total); err != nil || ok {
+			return m, err
+		}
+	}
+	return measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, -1, 0)
+}
+
+// measureWindow measures the chain's output frames [from, to) (to < 0: to
+// the end) with a meter whose first cell is cell0 (from is its boundary).
+func measureWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64, from, to, cell0 int64) (*chainMeter, error) {
+	src, closeSrc, err := buildChainWindow(ctx, inputPath, a, cuts, spans, o, noise, from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer closeSrc()
 	async := newAsyncSource(src, 4)
 	defer async.Close()
-	m := newChainMeter(src.Format(), math.Pow(10, ceilingDb/20), maxGain, framesOf(spans))
+	expect := framesOf(spans) - from
+	if to >= 0 {
+		expect = to - from
+	}
+	m := newChainMeterAt(src.Format(), math.Pow(10, ceilingDb/20), maxGain, expect, cell0)
 	if err := pump(ctx, async, m.write); err != nil {
 		return nil, err
 	}
 	m.finish()
 	return m, nil
+}
+
+// measureHalves measures the output in two halves side by side: A from the
+// start to a little past a block boundary near the middle, B from
+// halfChainWarmSec before it to the end, joined at the boundary
+// (joinMeters: B's first seconds only settle its filters and K-weighting).
+// ok is false when the two do not agree.
+func measureHalves(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64, total int64) (m *chainMeter, ok bool, err error) {
+	rate := int64(a.Input.SampleRate)
+	blocks := total * 10 / rate // whole 100 ms blocks
+	k := blocks / 2 * cellsPerBlock
+	k0 := k - halfChainWarmSec*10*cellsPerBlock
+	if k0 < 0 {
+		return nil, false, nil
+	}
+	probe := &chainMeter{rate: rate}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var ma, mb *chainMeter
+	var errA, errB error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// A measures one block past the split: the cells by it are final.
+		ma, errA = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, min(total, probe.boundary(k+2*cellsPerBlock)), 0)
+		if errA != nil {
+			cancel()
+		}
+	}()
+	mb, errB = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, probe.boundary(k0), -1, k0)
+	if errB != nil {
+		cancel()
+	}
+	wg.Wait()
+	if err := pairErr(parent, errA, errB); err != nil {
+		return nil, false, err
+	}
+	m, ok = joinMeters(ma, mb, k)
+	return m, ok, nil
 }
 
 // pump reads src to the end, handing each buffer to sink.
