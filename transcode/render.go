@@ -230,8 +230,9 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	}
 
 	// The encode: the chain and gain in a goroutine of their own, the
-	// limiter and the encoder in this one (and ffmpeg in its process); an
-	// MP3 file in two halves side by side when it can (encodeMP3Halves).
+	// limiter and the encoder in this one (and ffmpeg in its process); a
+	// WAV or MP3 file in two halves side by side when it can
+	// (encodeWAVHalves, encodeMP3Halves).
 	progress = progress.Rising() // (a fallback to one piece starts over)
 	encodeSource := func(ctx context.Context, from, to int64) (dsp.Source, func(), error) {
 		chain, closeSrc, err := buildChainWindow(ctx, inputPath, a, p.Cuts, spans, o, &noise, from, to)
@@ -249,16 +250,26 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 		return src, func() { async.Close(); closeSrc() }, nil
 	}
 	var frames int64
-	halves := useMP3Halves(o, dst, a.Input, totalOut)
-	if halves {
+	bits := 16
+	if a.Input.BitsPerSample > 16 {
+		bits = 24
+	}
+	done := false // written in halves
+	switch {
+	case res.Format == "wav" && useWAVHalves(o, dst, totalOut, rate):
+		f := dsp.Format{SampleRate: rate, Channels: a.Input.Channels}
+		frames, done, err = encodeWAVHalves(ctx, encodeSource, dst.w.(*os.File), f, bits, totalOut, progress)
+	case useMP3Halves(o, dst, a.Input, totalOut):
 		frames, _, err = encodeMP3Halves(ctx, encodeSource, a.Input, o, dst.path, totalOut, progress)
+		done = err == nil
 		if errors.Is(err, errNoStitch) {
-			halves = false // encode in one piece
-		} else if err != nil {
-			return nil, err
+			err = nil // encode in one piece
 		}
 	}
-	if !halves {
+	if err != nil {
+		return nil, err
+	}
+	if !done {
 		src, closeSrc, err := encodeSource(ctx, 0, -1)
 		if err != nil {
 			return nil, err
@@ -266,10 +277,6 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 		defer closeSrc()
 		count := &countSource{src: src, total: totalOut, progress: progress}
 		if res.Format == "wav" {
-			bits := 16
-			if a.Input.BitsPerSample > 16 {
-				bits = 24
-			}
 			err = writeWAV(ctx, count, dst.w, bits, totalOut)
 		} else {
 			err = encodeFFmpeg(ctx, count, inputPath, a.Input, segs, o, dst)

@@ -34,11 +34,59 @@ func newWAVWriter(w io.Writer, format dsp.Format, bits int, frames int64) (*wavW
 	if err != nil {
 		return nil, err
 	}
-	ww := &wavWriter{w: bufio.NewWriterSize(w, 1<<16), ch: format.Channels, bits: bits, total: frames, rng: 22222}
+	ww := newWAVData(w, format, bits, frames, 0)
 	if _, err := ww.w.Write(h); err != nil {
 		return nil, err
 	}
 	return ww, nil
+}
+
+// wavDither0 is the dither noise's state at the first sample.
+const wavDither0 = 22222
+
+// newWAVData returns a writer of frames frames of WAV data (no header) that
+// starts at frame from of the file's data: its dither goes on from there as
+// one writer of the whole data's would (ditherAt).
+func newWAVData(w io.Writer, format dsp.Format, bits int, frames, from int64) *wavWriter {
+	return &wavWriter{w: bufio.NewWriterSize(w, 1<<16), ch: format.Channels, bits: bits, total: frames,
+		rng: ditherAt(wavDither0, from*int64(format.Channels))}
+}
+
+// ditherAt returns the dither state n draws after state x. A draw is a
+// linear map of the 32 bits (xorshift32), so n draws are its n-th power,
+// computed by squaring.
+func ditherAt(x uint32, n int64) uint32 {
+	step := func(v uint32) uint32 {
+		v ^= v << 13
+		v ^= v >> 17
+		v ^= v << 5
+		return v
+	}
+	type mat [32]uint32 // column j: the image of bit j
+	apply := func(m *mat, v uint32) uint32 {
+		var r uint32
+		for j := 0; v != 0; j, v = j+1, v>>1 {
+			if v&1 != 0 {
+				r ^= m[j]
+			}
+		}
+		return r
+	}
+	var m mat
+	for j := range m {
+		m[j] = step(1 << j)
+	}
+	for ; n > 0; n >>= 1 {
+		if n&1 != 0 {
+			x = apply(&m, x)
+		}
+		var sq mat
+		for j := range sq {
+			sq[j] = apply(&m, m[j])
+		}
+		m = sq
+	}
+	return x
 }
 
 // wavHeader returns the header of a PCM WAV file of frames frames.
@@ -104,7 +152,7 @@ func (w *wavWriter) write(p []float32) error {
 	for i, v := range p {
 		// TPDF dither of +/-1 LSB: the difference of two uniform 16-bit
 		// halves of one xorshift32 draw.
-		rng ^= rng << 13
+		rng ^= rng << 13 // (ditherAt jumps ahead of these steps)
 		rng ^= rng >> 17
 		rng ^= rng << 5
 		d := float64(int32(rng&0xffff)-int32(rng>>16)) * (1.0 / 65536)

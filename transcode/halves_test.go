@@ -529,3 +529,90 @@ func TestMeasureHalvesMatchesOnePiece(t *testing.T) {
 		})
 	}
 }
+
+// TestDitherAt: jumping the WAV writer's dither state ahead gives the
+// state of drawing one by one.
+func TestDitherAt(t *testing.T) {
+	x := uint32(wavDither0)
+	for n := int64(0); n <= 100000; n++ {
+		if n%997 == 0 || n < 70 {
+			if got := ditherAt(wavDither0, n); got != x {
+				t.Fatalf("ditherAt(%d) = %#x, want %#x", n, got, x)
+			}
+		}
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+	}
+}
+
+// TestRenderWAVInHalves: a WAV render written in two halves side by side
+// is the one-piece render (GOMAXPROCS 1) byte for byte: the chains agree
+// past the middle and the dither goes on where the first half stops. For
+// 16- and 24-bit, stereo and mono; progress only rises.
+func TestRenderWAVInHalves(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg not installed")
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one core: no halves")
+	}
+	for _, c := range []struct{ codec, ch string }{{"pcm_s16le", "2"}, {"pcm_s24le", "1"}} {
+		t.Run(c.codec+"/"+c.ch, func(t *testing.T) {
+			in := gen(t, "in.wav", "-stream_loop", "-1", "-i", recording("en_asterisk_allison_demo-instruct_73s.wav"),
+				"-t", "75", "-ar", "48000", "-ac", c.ch, "-c:a", c.codec)
+			a := analyze(t, in)
+			p := planOf(75, dsp.Range{Start: 0.5, End: 30}, dsp.Range{Start: 31.25, End: 70.1}, dsp.Range{Start: 71, End: 74.5})
+			var outs [2][]byte
+			for i, procs := range []int{runtime.GOMAXPROCS(0), 1} {
+				prev := runtime.GOMAXPROCS(procs)
+				out := filepath.Join(t.TempDir(), "o.wav")
+				var seen []float64
+				_, err := Render(context.Background(), in, a, p, Options{Format: "wav", Normalize: "podcast", Rumble: true}, out, func(f float64) { seen = append(seen, f) })
+				runtime.GOMAXPROCS(prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := 1; j < len(seen); j++ {
+					if seen[j] < seen[j-1] {
+						t.Fatalf("progress went back: %v", seen)
+					}
+				}
+				if outs[i], err = os.ReadFile(out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				i := 0
+				for i < min(len(outs[0]), len(outs[1])) && outs[0][i] == outs[1][i] {
+					i++
+				}
+				t.Fatalf("halves: %d bytes, one piece %d; first difference at byte %d", len(outs[0]), len(outs[1]), i)
+			}
+		})
+	}
+}
+
+// TestWAVHalvesNeedSameSamples: when the second chain's samples are not
+// the first's, the halves say so (the caller writes the file in one piece).
+func TestWAVHalvesNeedSameSamples(t *testing.T) {
+	f := dsp.Format{SampleRate: 8000, Channels: 2}
+	x := make([]float32, 2*8000*70)
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i)*0.01)) * 0.3
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "o.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	for _, c := range []struct {
+		off  float32
+		want bool
+	}{{0, true}, {2e-6, false}} {
+		frames, ok, err := encodeWAVHalves(context.Background(), sliceHalves(x, f, c.off), out, f, 16, int64(len(x)/2), nil)
+		if err != nil || ok != c.want || ok && frames != int64(len(x)/2) {
+			t.Errorf("offset %g: %d frames, ok %v, %v; want ok %v", c.off, frames, ok, err, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -283,4 +284,86 @@ func (h *halfProgress) part() dsp.Progress {
 		h.done[i] = f
 		h.progress((h.done[0] + h.done[1]) / 2)
 	}
+}
+
+// useWAVHalves reports whether a WAV output is written in two halves side
+// by side: to a file (written at offsets), a minute or more, without the
+// denoiser, on two cores or more.
+func useWAVHalves(o Options, dst output, totalOut int64, rate int) bool {
+	_, file := dst.w.(*os.File)
+	return file && !dst.stream && !o.Denoise && runtime.GOMAXPROCS(0) > 1 && totalOut >= int64(halfMinSec*rate)
+}
+
+// encodeWAVHalves writes the WAV file of the output (totalOut frames from
+// newSrc) to f in two halves side by side: A the header and the data up
+// to a frame near the middle, B the rest, each at its offset, B's chain
+// started halfChainWarmSec early (as encodeMP3Halves does) and its dither
+// going on where A's stops, so the file is the one-piece file when both
+// chains give the same samples past the middle, which is checked over
+// halfCheckFrames: ok is false when they do not (the caller writes the
+// file in one piece over it). frames is what the chains delivered.
+func encodeWAVHalves(ctx context.Context, newSrc halfSource, f *os.File, format dsp.Format, bits int, totalOut int64, progress dsp.Progress) (frames int64, ok bool, err error) {
+	const halfCheckFrames = 8192
+	rate := int64(format.SampleRate)
+	split := totalOut / 2 &^ 1 // even: the data's parity is B's
+	warm := min(split, halfChainWarmSec*rate)
+	endA := min(totalOut, split+halfCheckFrames+rate/10) // past the limiter's look-ahead
+	align := int64(format.Channels * bits / 8)
+	h, err := wavHeader(format, bits, totalOut)
+	if err != nil {
+		return 0, false, err
+	}
+	if _, err := f.WriteAt(h, 0); err != nil {
+		return 0, false, fmt.Errorf("render: %w", err)
+	}
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := &halfProgress{progress: progress}
+	type half struct {
+		frames int64
+		tap    *pcmTap
+		err    error
+	}
+	run := func(from, to, drop, at, n int64) half {
+		src, closeSrc, err := newSrc(ctx, from, to)
+		if err != nil {
+			cancel()
+			return half{err: err}
+		}
+		defer closeSrc()
+		if drop > 0 {
+			src = &skipSource{src: src, n: drop}
+		}
+		tap := newPCMTap(src, from+drop, split, min(totalOut, split+halfCheckFrames))
+		count := &countSource{src: tap, total: n, progress: prog.part()}
+		ww := newWAVData(io.NewOffsetWriter(f, int64(len(h))+at*align), format, bits, n, at)
+		if err = pump(ctx, count, ww.write); err == nil {
+			err = ww.finish()
+		}
+		if err != nil {
+			cancel()
+		}
+		return half{frames: min(count.frames, n), tap: tap, err: err}
+	}
+	var ha half
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ha = run(0, endA, 0, 0, split)
+	}()
+	hb := run(split-warm, -1, warm, split, totalOut-split)
+	wg.Wait()
+	if err := pairErr(parent, ha.err, hb.err); err != nil {
+		return 0, false, err
+	}
+	if ha.frames < split {
+		return ha.frames, true, nil // the input ended early: the caller reports it
+	}
+	if _, same := ha.tap.compare(hb.tap, split, hb.tap.to); !same {
+		return 0, false, nil
+	}
+	return split + hb.frames, true, nil
 }
