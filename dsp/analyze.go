@@ -381,11 +381,12 @@ var errSourcePanicked = errors.New("dsp: the source panicked")
 // same batches (batchFrames, fewer for an input known to be short), and
 // within rounding (1e-15) in any others.
 //
-// An MP3 file of a minute or more (a decoder's Stream opened on the file,
-// not yet read) is analysed in two halves side by side, each with its own
-// decoder, as one decoder would otherwise bound the whole analysis: the
-// same envelope, blocks and loudness within rounding, and voice scores
-// that may differ in a few frames after the middle (see mp3split.go).
+// An MP3 file of a minute or more, or a WAV file of five minutes or more
+// (a decoder's Stream opened on the file, not yet read), is analysed in
+// two halves side by side, each with its own decoder or reader, as one
+// would otherwise bound the whole analysis: the same envelope, blocks and
+// loudness within rounding, and voice scores that may differ in a few
+// frames after the middle (see mp3split.go and wavsplit.go).
 func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*Analysis, error) {
 	if an, ok, err := analyzeSplit(ctx, src, info, progress); ok {
 		return an, err

@@ -191,7 +191,12 @@ type splitter interface {
 	again(ctx context.Context) (src Source, close func(), err error)
 	// release ends the stream's decoding early: no more is read from it.
 	release()
+	// plan says where to cut the file, in format f (false: in one piece).
+	plan(f Format) (mp3Split, bool)
 }
+
+func (s *ffmpegStream) plan(f Format) (mp3Split, bool) { return planMP3Split(s.splitFile(), f) }
+func (s *mp3Stream) plan(f Format) (mp3Split, bool)    { return planMP3Split(s.splitFile(), f) }
 
 func (s *ffmpegStream) splitStream() (splitter, int64) { return s, 0 }
 func (s *mp3Stream) splitStream() (splitter, int64)    { return s, 0 }
@@ -199,6 +204,9 @@ func (s *mp3Stream) splitStream() (splitter, int64)    { return s, 0 }
 func (s *fileStream) splitStream() (splitter, int64) {
 	if ss, ok := s.Stream.(splitSource); ok {
 		return ss.splitStream()
+	}
+	if w := s.wav(); w != nil {
+		return &wavSplit{fileStream: s, w: w}, 0
 	}
 	return nil, 0
 }
@@ -395,7 +403,7 @@ func analyzeSplit(ctx context.Context, src Source, info Info, progress Progress)
 	if st == nil || st.splitFile() == "" {
 		return nil, false, nil
 	}
-	sp, planned := planMP3Split(st.splitFile(), st.Format())
+	sp, planned := st.plan(st.Format())
 	if !planned || limit > 0 && sp.total > limit {
 		return nil, false, nil
 	}

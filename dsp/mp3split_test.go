@@ -59,7 +59,7 @@ func openSplit(t *testing.T, dec Decoder, path string) (Stream, splitter, mp3Spl
 	}
 	t.Cleanup(func() { s.Close() })
 	st, _ := s.(splitSource).splitStream()
-	sp, ok := planMP3Split(st.splitFile(), st.Format())
+	sp, ok := st.plan(st.Format())
 	if !ok {
 		t.Fatalf("%s: not split", path)
 	}
@@ -93,60 +93,69 @@ func TestSplitMP3MatchesOnePiece(t *testing.T) {
 			if err != nil || !matched {
 				t.Fatalf("halves: matched %v, %v", matched, err)
 			}
-			if got.Input.Frames != want.Input.Frames {
-				t.Fatalf("frames: %d in halves, %d in one piece", got.Input.Frames, want.Input.Frames)
-			}
-			equal32(t, "RMS", got.Envelope.RMSDb, want.Envelope.RMSDb)
-			equal32(t, "peak", got.Envelope.PeakDb, want.Envelope.PeakDb)
-			if len(got.Blocks) != len(want.Blocks) {
-				t.Fatalf("%d blocks, want %d", len(got.Blocks), len(want.Blocks))
-			}
-			for i := range got.Blocks {
-				if d := math.Abs(got.Blocks[i] - want.Blocks[i]); d > 1e-9*want.Blocks[i]+1e-15 {
-					t.Fatalf("block %d: %g, want %g", i, got.Blocks[i], want.Blocks[i])
-				}
-			}
-			gl, wl := got.Loudness, want.Loudness
-			for _, v := range [][3]any{
-				{"integrated", gl.Integrated, wl.Integrated}, {"range", gl.Range, wl.Range},
-				{"true peak", gl.TruePeak, wl.TruePeak}, {"sample peak", gl.SamplePeak, wl.SamplePeak},
-				{"momentary max", gl.MomentaryMax, wl.MomentaryMax}, {"short-term max", gl.ShortTermMax, wl.ShortTermMax},
-			} {
-				if d := math.Abs(v[1].(float64) - v[2].(float64)); d > 1e-6 {
-					t.Errorf("%s: %.6f in halves, %.6f in one piece", v[0], v[1], v[2])
-				}
-			}
-			if got.ThresholdDb != want.ThresholdDb || got.NoiseFloorDb != want.NoiseFloorDb || got.SpeechLevelDb != want.SpeechLevelDb {
-				t.Errorf("levels: %v/%v/%v in halves, %v/%v/%v in one piece", got.ThresholdDb, got.NoiseFloorDb,
-					got.SpeechLevelDb, want.ThresholdDb, want.NoiseFloorDb, want.SpeechLevelDb)
-			}
-			gv, wv := got.Envelope.Voice, want.Envelope.Voice
-			if len(gv) != len(wv) {
-				t.Fatalf("%d voice classes, want %d", len(gv), len(wv))
-			}
-			diff, scores, first := 0, 0, -1
-			for i := range gv {
-				if gv[i] == wv[i] {
-					continue
-				}
-				scores++
-				if first < 0 {
-					first = i
-				}
-				if VoiceScore(gv[i]) >= 0.5 != (VoiceScore(wv[i]) >= 0.5) {
-					diff++
-				}
-			}
-			split := int(sp.at * 100 / int64(st.Format().SampleRate))
-			t.Logf("split at %.1f s of %.1f s; of %d voice classes %d differ, %d of them across 0.5 (first at frame %d)",
-				float64(sp.at)/float64(st.Format().SampleRate), want.Input.Duration, len(gv), scores, diff, first)
-			if first >= 0 && first < split-splitVoice {
-				t.Errorf("voice class %d differs, before the second half's classes start (%d)", first, split-splitVoice)
-			}
-			if diff > len(gv)/200 {
-				t.Errorf("%d voice classes differ across 0.5, more than 0.5 %%", diff)
-			}
+			sameAnalysis(t, got, want, st, sp)
 		})
+	}
+}
+
+// sameAnalysis fails t unless the analysis in halves got is the one-piece
+// analysis want: the same envelope to the bit, loudness, peaks and blocks
+// within rounding, and voice classes that differ in at most a few frames
+// after the split point.
+func sameAnalysis(t *testing.T, got, want *Analysis, st splitter, sp mp3Split) {
+	t.Helper()
+	if got.Input.Frames != want.Input.Frames {
+		t.Fatalf("frames: %d in halves, %d in one piece", got.Input.Frames, want.Input.Frames)
+	}
+	equal32(t, "RMS", got.Envelope.RMSDb, want.Envelope.RMSDb)
+	equal32(t, "peak", got.Envelope.PeakDb, want.Envelope.PeakDb)
+	if len(got.Blocks) != len(want.Blocks) {
+		t.Fatalf("%d blocks, want %d", len(got.Blocks), len(want.Blocks))
+	}
+	for i := range got.Blocks {
+		if d := math.Abs(got.Blocks[i] - want.Blocks[i]); d > 1e-9*want.Blocks[i]+1e-15 {
+			t.Fatalf("block %d: %g, want %g", i, got.Blocks[i], want.Blocks[i])
+		}
+	}
+	gl, wl := got.Loudness, want.Loudness
+	for _, v := range [][3]any{
+		{"integrated", gl.Integrated, wl.Integrated}, {"range", gl.Range, wl.Range},
+		{"true peak", gl.TruePeak, wl.TruePeak}, {"sample peak", gl.SamplePeak, wl.SamplePeak},
+		{"momentary max", gl.MomentaryMax, wl.MomentaryMax}, {"short-term max", gl.ShortTermMax, wl.ShortTermMax},
+	} {
+		if d := math.Abs(v[1].(float64) - v[2].(float64)); d > 1e-6 {
+			t.Errorf("%s: %.6f in halves, %.6f in one piece", v[0], v[1], v[2])
+		}
+	}
+	if got.ThresholdDb != want.ThresholdDb || got.NoiseFloorDb != want.NoiseFloorDb || got.SpeechLevelDb != want.SpeechLevelDb {
+		t.Errorf("levels: %v/%v/%v in halves, %v/%v/%v in one piece", got.ThresholdDb, got.NoiseFloorDb,
+			got.SpeechLevelDb, want.ThresholdDb, want.NoiseFloorDb, want.SpeechLevelDb)
+	}
+	gv, wv := got.Envelope.Voice, want.Envelope.Voice
+	if len(gv) != len(wv) {
+		t.Fatalf("%d voice classes, want %d", len(gv), len(wv))
+	}
+	diff, scores, first := 0, 0, -1
+	for i := range gv {
+		if gv[i] == wv[i] {
+			continue
+		}
+		scores++
+		if first < 0 {
+			first = i
+		}
+		if VoiceScore(gv[i]) >= 0.5 != (VoiceScore(wv[i]) >= 0.5) {
+			diff++
+		}
+	}
+	split := int(sp.at * 100 / int64(st.Format().SampleRate))
+	t.Logf("split at %.1f s of %.1f s; of %d voice classes %d differ, %d of them across 0.5 (first at frame %d)",
+		float64(sp.at)/float64(st.Format().SampleRate), want.Input.Duration, len(gv), scores, diff, first)
+	if first >= 0 && first < split-splitVoice {
+		t.Errorf("voice class %d differs, before the second half's classes start (%d)", first, split-splitVoice)
+	}
+	if diff > len(gv)/200 {
+		t.Errorf("%d voice classes differ across 0.5, more than 0.5 %%", diff)
 	}
 }
 
@@ -387,4 +396,45 @@ func FuzzPlanMP3Split(f *testing.F) {
 			t.Fatalf("split %+v out of order", sp)
 		}
 	})
+}
+
+// TestSplitWAVMatchesOnePiece: a WAV file of five minutes or more is
+// analysed in two halves side by side (the second reader skipping to its
+// head start) and measures what it does in one piece; a shorter one is
+// not split.
+func TestSplitWAVMatchesOnePiece(t *testing.T) {
+	if !(FFmpegDecoder{}).Available() {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"16-bit-stereo", []string{"-ac", "2", "-c:a", "pcm_s16le"}},
+		{"24-bit-mono-48k", []string{"-ar", "48000", "-ac", "1", "-c:a", "pcm_s24le"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := ffmpegGen(t, "long.wav", append([]string{"-stream_loop", "-1", "-i", recordings + "/en_asterisk_allison_demo-instruct_73s.wav",
+				"-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.01:seed=7", "-filter_complex", "[0:a][1:a]amix=inputs=2:duration=first:normalize=0",
+				"-t", "310"}, c.args...)...)
+			want := analyzeOnePiece(t, NativeDecoder{}, path)
+			s, st, sp := openSplit(t, AutoDecoder{}, path)
+			got, split, err := analyzeSplit(context.Background(), s, s.Info(), nil)
+			if err != nil || !split {
+				t.Fatalf("split %v: %v", split, err)
+			}
+			sameAnalysis(t, got, want, st, sp)
+		})
+	}
+	short := ffmpegGen(t, "short.wav", "-f", "lavfi", "-i", "sine=d=200", "-c:a", "pcm_s16le")
+	s, err := openFile(context.Background(), AutoDecoder{}, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if st, _ := s.(splitSource).splitStream(); st != nil {
+		if _, ok := st.plan(s.Format()); ok {
+			t.Error("a 200 s WAV is split")
+		}
+	}
 }
