@@ -187,6 +187,14 @@ type tuning struct {
 	// edge) only across a closure, a frame under the bed + this (0: any
 	// gap).
 	edgeClosureDb float64
+	// edgeBurstRun: a burst of at most this many frames at the burst
+	// level after speech across no closure is the bed's, not a release
+	// (closedAnchor).
+	edgeBurstRun int
+	// edgeClickIsland: a raw island of at most this many frames next to a
+	// crackling bed whose every frame at the burst level is a click is no
+	// speech (refine; 0: off).
+	edgeClickIsland int
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -195,7 +203,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
-	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2}
+	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeBurstRun: 4, edgeClickIsland: 30}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -971,11 +979,20 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 // a note), not a stop's release.
 func (m *maker) closedAnchor(a, first int, r edgeRule) int {
 	for {
-		b, closed := a-1, false
+		// The burst a ends: walk back over its frames (at most
+		// tu.edgeBurstRun of them in all; a longer one is speech).
+		s := a
+		for k := 1; k < m.tu.edgeBurstRun && s-1 >= first && m.raw(s-1) >= r.burst; k++ {
+			s--
+		}
+		if s-1 >= first && m.raw(s-1) >= r.burst {
+			return a
+		}
+		b, closed := s-1, false
 		for ; b >= first && m.raw(b) < r.burst; b-- {
 			closed = closed || m.raw(b) < r.closure
 		}
-		if b < first || b == a-1 || closed {
+		if b < first || b == s-1 || closed {
 			return a
 		}
 		a = b
@@ -1018,6 +1035,14 @@ func (m *maker) refine(is []island) []island {
 		if dropUnvoiced && x.re-x.rs <= m.tu.edgeVoiceIsland && m.allUnvoiced(x.rs, x.re) {
 			continue
 		}
+		// A short raw island next to a crackling bed whose every frame
+		// at the burst level is a click (by the rules of the pauses on
+		// both sides) is crackles alone: no speech.
+		if x.re-x.rs <= m.tu.edgeClickIsland && okb[k] && okb[k+1] &&
+			(clk[k] > m.tu.edgeClickRate || clk[k+1] > m.tu.edgeClickRate) &&
+			m.clicksOnly(x, m.edgeRule(bed[k])) && m.clicksOnly(x, m.edgeRule(bed[k+1])) {
+			continue
+		}
 		lo, hi := -1, m.n
 		if k > 0 {
 			lo = is[k-1].re - 1
@@ -1051,4 +1076,15 @@ func (m *maker) refine(is []island) []island {
 		out = append(out, x)
 	}
 	return out
+}
+
+// clicksOnly reports whether every frame of the raw island x at r's burst
+// level is a click.
+func (m *maker) clicksOnly(x island, r edgeRule) bool {
+	for j := x.rs; j < x.re; j++ {
+		if m.raw(j) >= r.burst && !m.click(j, r) {
+			return false
+		}
+	}
+	return true
 }
