@@ -110,6 +110,7 @@ type maker struct {
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
 	faint      float64 // faint-voice depth (Params.FaintVoiceDb)
+	speechy    bool    // the voice network hears speech in the input (voicedShare, refine)
 	open       float64 // the threshold detection used (reported in the plan)
 	bg         []bool  // frames the voice classification puts in the background (automatic threshold only)
 	closeLv    float64 // the close level detection used
@@ -189,7 +190,8 @@ type tuning struct {
 	edgeClosureDb float64
 	// edgeBurstRun: a burst of at most this many frames at the burst
 	// level after speech across no closure is the bed's, not a release
-	// (closedAnchor).
+	// (closedAnchor), in an input where at least edgeVoicedShare of the
+	// frames are speech (elsewhere one frame).
 	edgeBurstRun int
 	// edgeClickIsland: a raw island of at most this many frames next to a
 	// crackling bed whose every frame at the burst level is a click is no
@@ -805,6 +807,7 @@ type edgeRule struct {
 	burst, decay, strict, own float64
 	closure                   float64 // a frame under this is a stop's closure (+Inf: any frame is)
 	unvoiced                  bool    // frames the network finds clearly not speech are no speech (unvoiced)
+	run                       int     // frames of a burst closedAnchor moves past
 }
 
 func (m *maker) edgeRule(bed float64) edgeRule {
@@ -821,7 +824,14 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 	if m.tu.edgeClosureDb > 0 {
 		closure = bed + m.tu.edgeClosureDb
 	}
+	// Bursts of more than one frame are the bed's only in an input the
+	// network hears speech in (a music file's notes are no hangover).
+	run := 1
+	if m.speechy {
+		run = m.tu.edgeBurstRun
+	}
 	return edgeRule{
+		run:      run,
 		closure:  closure,
 		burst:    max(bed+m.tu.edgeBurstDb, m.audible),
 		decay:    max(bed+m.tu.edgeDecayDb, m.audible),
@@ -982,7 +992,7 @@ func (m *maker) closedAnchor(a, first int, r edgeRule) int {
 		// The burst a ends: walk back over its frames (at most
 		// tu.edgeBurstRun of them in all; a longer one is speech).
 		s := a
-		for k := 1; k < m.tu.edgeBurstRun && s-1 >= first && m.raw(s-1) >= r.burst; k++ {
+		for k := 1; k < r.run && s-1 >= first && m.raw(s-1) >= r.burst; k++ {
 			s--
 		}
 		if s-1 >= first && m.raw(s-1) >= r.burst {
@@ -1028,8 +1038,8 @@ func (m *maker) refine(is []island) []island {
 		return is
 	}
 	bed, okb, clk := m.bedsClicks(is)
-	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && len(m.env.Voice) == m.n &&
-		m.voicedShare() >= m.tu.edgeVoicedShare
+	m.speechy = len(m.env.Voice) == m.n && m.voicedShare() >= m.tu.edgeVoicedShare
+	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && m.speechy
 	out := make([]island, 0, len(is))
 	for k, x := range is {
 		if dropUnvoiced && x.re-x.rs <= m.tu.edgeVoiceIsland && m.allUnvoiced(x.rs, x.re) {
