@@ -110,7 +110,6 @@ type maker struct {
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
 	faint      float64 // faint-voice depth (Params.FaintVoiceDb)
-	speechy    bool    // the voice network hears speech in the input (voicedShare, refine)
 	open       float64 // the threshold detection used (reported in the plan)
 	bg         []bool  // frames the voice classification puts in the background (automatic threshold only)
 	closeLv    float64 // the close level detection used
@@ -188,13 +187,8 @@ type tuning struct {
 	// edge) only across a closure, a frame under the bed + this (0: any
 	// gap).
 	edgeClosureDb float64
-	// edgeBurstRun: a burst of at most this many frames at the burst
-	// level after speech across no closure is the bed's, not a release
-	// (closedAnchor), in an input where at least edgeVoicedShare of the
-	// frames are speech (elsewhere one frame).
-	edgeBurstRun int
 	// edgeClickIsland: a raw island of at most this many frames next to a
-	// crackling bed whose every frame at the burst level is a click is no
+	// crackling bed with no frame at the burst level but clicks is no
 	// speech (refine; 0: off).
 	edgeClickIsland int
 }
@@ -205,7 +199,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
-	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeBurstRun: 4, edgeClickIsland: 30}
+	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeClickIsland: 30}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -807,7 +801,6 @@ type edgeRule struct {
 	burst, decay, strict, own float64
 	closure                   float64 // a frame under this is a stop's closure (+Inf: any frame is)
 	unvoiced                  bool    // frames the network finds clearly not speech are no speech (unvoiced)
-	run                       int     // frames of a burst closedAnchor moves past
 }
 
 func (m *maker) edgeRule(bed float64) edgeRule {
@@ -824,14 +817,7 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 	if m.tu.edgeClosureDb > 0 {
 		closure = bed + m.tu.edgeClosureDb
 	}
-	// Bursts of more than one frame are the bed's only in an input the
-	// network hears speech in (a music file's notes are no hangover).
-	run := 1
-	if m.speechy {
-		run = m.tu.edgeBurstRun
-	}
 	return edgeRule{
-		run:      run,
 		closure:  closure,
 		burst:    max(bed+m.tu.edgeBurstDb, m.audible),
 		decay:    max(bed+m.tu.edgeDecayDb, m.audible),
@@ -989,20 +975,11 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 // a note), not a stop's release.
 func (m *maker) closedAnchor(a, first int, r edgeRule) int {
 	for {
-		// The burst a ends: walk back over its frames (at most
-		// tu.edgeBurstRun of them in all; a longer one is speech).
-		s := a
-		for k := 1; k < r.run && s-1 >= first && m.raw(s-1) >= r.burst; k++ {
-			s--
-		}
-		if s-1 >= first && m.raw(s-1) >= r.burst {
-			return a
-		}
-		b, closed := s-1, false
+		b, closed := a-1, false
 		for ; b >= first && m.raw(b) < r.burst; b-- {
 			closed = closed || m.raw(b) < r.closure
 		}
-		if b < first || b == s-1 || closed {
+		if b < first || b == a-1 || closed {
 			return a
 		}
 		a = b
@@ -1038,16 +1015,16 @@ func (m *maker) refine(is []island) []island {
 		return is
 	}
 	bed, okb, clk := m.bedsClicks(is)
-	m.speechy = len(m.env.Voice) == m.n && m.voicedShare() >= m.tu.edgeVoicedShare
-	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && m.speechy
+	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && len(m.env.Voice) == m.n &&
+		m.voicedShare() >= m.tu.edgeVoicedShare
 	out := make([]island, 0, len(is))
 	for k, x := range is {
 		if dropUnvoiced && x.re-x.rs <= m.tu.edgeVoiceIsland && m.allUnvoiced(x.rs, x.re) {
 			continue
 		}
-		// A short raw island next to a crackling bed whose every frame
-		// at the burst level is a click (by the rules of the pauses on
-		// both sides) is crackles alone: no speech.
+		// A short raw island next to a crackling bed with no frame at
+		// the burst level but clicks (by the rules of the pauses on both
+		// sides) is crackles over the bed: no speech.
 		if x.re-x.rs <= m.tu.edgeClickIsland && okb[k] && okb[k+1] &&
 			(clk[k] > m.tu.edgeClickRate || clk[k+1] > m.tu.edgeClickRate) &&
 			m.clicksOnly(x, m.edgeRule(bed[k])) && m.clicksOnly(x, m.edgeRule(bed[k+1])) {
@@ -1088,8 +1065,8 @@ func (m *maker) refine(is []island) []island {
 	return out
 }
 
-// clicksOnly reports whether every frame of the raw island x at r's burst
-// level is a click.
+// clicksOnly reports whether no frame of the raw island x stands at r's
+// burst level but clicks (click).
 func (m *maker) clicksOnly(x island, r edgeRule) bool {
 	for j := x.rs; j < x.re; j++ {
 		if m.raw(j) >= r.burst && !m.click(j, r) {

@@ -116,9 +116,8 @@ func mixTable(rows []mixRow) string {
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
 // together, less 2 points (rounded down): the regression floor the test
 // asserts (where it lies over the issue's bar, the gain is locked too).
-// Measured (issue 14, round 7: vinyl, music and static at 10 dB raised
-// after islands of clicks alone were dropped and bursts of up to 40 ms
-// after speech across no closure moved the end's anchor in; round 6: vinyl 10/20 dB, pink 20 dB, music
+// Measured (issue 14, round 7: static at 10 dB raised after short
+// islands of clicks over a crackling bed were dropped; round 6: vinyl 10/20 dB, pink 20 dB, music
 // 10/15/20 dB and crosstalk 15 dB raised after short islands the voice
 // network finds clearly not speech throughout were dropped and bursts
 // after speech bridged to only across a closure; round 5: vinyl 10/25 dB and music 10 dB raised
@@ -130,10 +129,10 @@ func mixTable(rows []mixRow) string {
 // the depth less 5 dB) and stopped speech growing over another voice's
 // rise and over frames the network finds clearly not speech.
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 84, 15: 93, 20: 95, 25: 96, 35: 97},
+	corpus.BedVinyl:     {10: 83, 15: 93, 20: 95, 25: 96, 35: 97},
 	corpus.BedPink:      {10: 94, 15: 96, 20: 97, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 82, 15: 94, 20: 95, 25: 95, 35: 97},
+	corpus.BedMusic:     {10: 81, 15: 94, 20: 95, 25: 95, 35: 97},
 	corpus.BedStatic:    {10: 92, 15: 96, 20: 96, 25: 96, 35: 97},
 	corpus.BedCrosstalk: {15: 95, 20: 95, 25: 96},
 }
@@ -168,7 +167,7 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // islands were dropped, 11 before edges stopped at
 // frames the network finds clearly not speech, 19 before the edges' 7 dB
 // decay and click rules, 32 before round 3), and mixMaxP95Cases cases at
-// any ratio (19 of 168, were 22, 23, 24, 25, 34 and 47). What is
+// any ratio (20 of 168, were 22, 23, 24, 25, 34 and 47). What is
 // left: allison's tails over vinyl at 15 dB (its low-frequency pops, 13-17
 // dB over the bed with a speech-like crest, right after a word), over
 // music (a note at the word's end, the network's hangover) and next to
@@ -178,7 +177,7 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 const (
 	mixMaxClipMs      = 120
 	mixMaxClipCases   = 8
-	mixMaxP95Cases    = 19
+	mixMaxP95Cases    = 20
 	mixMaxP95BarCases = 8
 )
 
