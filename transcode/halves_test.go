@@ -489,7 +489,7 @@ func TestMeasureHalvesMatchesOnePiece(t *testing.T) {
 	for _, maxGain := range []float64{4, 0} {
 		t.Run("maxGain="+ftoa(maxGain), func(t *testing.T) {
 			ctx := context.Background()
-			one, err := measureWindow(ctx, in, a, nil, spans, o, nil, -2, maxGain, 0, -1, 0)
+			one, err := measureWindow(ctx, in, a, nil, spans, o, nil, -2, maxGain, 0, -1, 0, framesOf(spans))
 			if err != nil {
 				t.Fatal(err)
 			}

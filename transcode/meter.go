@@ -286,8 +286,9 @@ func joinMeters(a, b *chainMeter, k int64) (*chainMeter, bool) {
 			return nil, false
 		}
 	}
+	// (into a's arrays, which have room for the whole output: no third copy)
 	j := &chainMeter{ch: a.ch, rate: a.rate, pos: b.pos}
-	j.cells = append(a.cells[:k:k], b.cells[k-b.cell0:]...)
-	j.blockE = append(a.blockE[:k/cellsPerBlock:k/cellsPerBlock], b.blockE[(k-b.cell0)/cellsPerBlock:]...)
+	j.cells = append(a.cells[:k], b.cells[k-b.cell0:]...)
+	j.blockE = append(a.blockE[:k/cellsPerBlock], b.blockE[(k-b.cell0)/cellsPerBlock:]...)
 	return j, true
 }

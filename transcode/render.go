@@ -419,12 +419,13 @@ func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts [
 			return m, err
 		}
 	}
-	return measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, -1, 0)
+	return measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, -1, 0, total)
 }
 
 // measureWindow measures the chain's output frames [from, to) (to < 0: to
-// the end) with a meter whose first cell is cell0 (from is its boundary).
-func measureWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64, from, to, cell0 int64) (*chainMeter, error) {
+// the end) with a meter whose first cell is cell0 (from is its boundary)
+// and room for capFrames frames' cells.
+func measureWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64, from, to, cell0, capFrames int64) (*chainMeter, error) {
 	src, closeSrc, err := buildChainWindow(ctx, inputPath, a, cuts, spans, o, noise, from, to)
 	if err != nil {
 		return nil, err
@@ -432,11 +433,7 @@ func measureWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts 
 	defer closeSrc()
 	async := newAsyncSource(src, 4)
 	defer async.Close()
-	expect := framesOf(spans) - from
-	if to >= 0 {
-		expect = to - from
-	}
-	m := newChainMeterAt(src.Format(), math.Pow(10, ceilingDb/20), maxGain, expect, cell0)
+	m := newChainMeterAt(src.Format(), math.Pow(10, ceilingDb/20), maxGain, capFrames, cell0)
 	if err := pump(ctx, async, m.write); err != nil {
 		return nil, err
 	}
@@ -467,13 +464,14 @@ func measureHalves(ctx context.Context, inputPath string, a *dsp.Analysis, cuts 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		// A measures one block past the split: the cells by it are final.
-		ma, errA = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, min(total, probe.boundary(k+2*cellsPerBlock)), 0)
+		// A measures two blocks past the split (the cells by it are final),
+		// with room for all the cells: B's are appended to A's (joinMeters).
+		ma, errA = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, min(total, probe.boundary(k+2*cellsPerBlock)), 0, total)
 		if errA != nil {
 			cancel()
 		}
 	}()
-	mb, errB = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, probe.boundary(k0), -1, k0)
+	mb, errB = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, probe.boundary(k0), -1, k0, total-probe.boundary(k0))
 	if errB != nil {
 		cancel()
 	}
