@@ -135,14 +135,18 @@ func BenchmarkRenderMP3VsFFmpeg(b *testing.B) {
 // to io.Discard and reports the largest heap in use while it runs. The
 // input (1.9 GB) is written to the benchmark's temporary directory from 10 s
 // of bursts, repeated, and removed with it.
-func BenchmarkRender3hHeap(b *testing.B) { render3hHeap(b, false) }
+func BenchmarkRender3hHeap(b *testing.B) { render3hHeap(b, "wav", false) }
 
 // BenchmarkRender3hHeapFile is BenchmarkRender3hHeap rendering to a file
 // (Render), where the measurement and the WAV encode run in two halves
 // side by side (two chains, two meters joined, two writers).
-func BenchmarkRender3hHeapFile(b *testing.B) { render3hHeap(b, true) }
+func BenchmarkRender3hHeapFile(b *testing.B) { render3hHeap(b, "wav", true) }
 
-func render3hHeap(b *testing.B, toFile bool) {
+// BenchmarkRender3hHeapMP3File is the same to an MP3 file: two chains,
+// two lame encodes and their stitch.
+func BenchmarkRender3hHeapMP3File(b *testing.B) { render3hHeap(b, "mp3", true) }
+
+func render3hHeap(b *testing.B, format string, toFile bool) {
 	const sec, rate, ch = 3 * 3600, 44100, 2
 	in := filepath.Join(b.TempDir(), "long.wav")
 	loop := make([]byte, 10*rate*ch*2)
@@ -191,9 +195,9 @@ func render3hHeap(b *testing.B, toFile bool) {
 				peak = max(peak, ms.HeapInuse)
 			}
 		}()
-		o := Options{Format: "wav", Normalize: "podcast", Rumble: true}
+		o := Options{Format: format, Normalize: "podcast", Rumble: true}
 		if toFile {
-			out := filepath.Join(b.TempDir(), "out.wav")
+			out := filepath.Join(b.TempDir(), "out."+format)
 			if _, err := Render(context.Background(), in, a, p, o, out, nil); err != nil {
 				b.Fatal(err)
 			}
