@@ -83,42 +83,15 @@ func encodeMP3Halves(ctx context.Context, newSrc halfSource, info dsp.Info, o Op
 		defer os.Remove(f.Name())
 	}
 
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	prog := &halfProgress{progress: progress}
-	type half struct {
-		frames int64
-		tap    *pcmTap
-		err    error
+	encodeTo := func(out string) func(context.Context, dsp.Source) error {
+		return func(ctx context.Context, src dsp.Source) error {
+			return encodeFFmpeg(ctx, src, "", info, nil, o, output{path: out})
+		}
 	}
-	run := func(from, to, drop int64, out string, want int64) half {
-		src, closeSrc, err := newSrc(ctx, from, to)
-		if err != nil {
-			return half{err: err}
-		}
-		defer closeSrc()
-		if drop > 0 {
-			src = &skipSource{src: src, n: drop}
-		}
-		tap := newPCMTap(src, from+drop, tapFrom, tapTo)
-		count := &countSource{src: tap, total: want, progress: prog.part()}
-		err = encodeFFmpeg(ctx, count, "", info, nil, o, output{path: out})
-		if err != nil {
-			cancel()
-		}
-		return half{frames: count.frames, tap: tap, err: err}
-	}
-	var ha half
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		ha = run(0, endA, 0, tmps[0], endA)
-	}()
-	hb := run(startB-warm, -1, warm, tmps[1], totalOut-startB)
-	wg.Wait()
-	if err := pairErr(parent, ha.err, hb.err); err != nil {
+	ha, hb, err := runHalves(ctx, newSrc, progress, tapFrom, tapTo,
+		halfJob{from: 0, to: endA, want: endA, encode: encodeTo(tmps[0])},
+		halfJob{from: startB - warm, to: -1, drop: warm, want: totalOut - startB, encode: encodeTo(tmps[1])})
+	if err != nil {
 		return 0, 0, err
 	}
 	if ha.frames < endA {
@@ -152,6 +125,60 @@ func encodeMP3Halves(ctx context.Context, newSrc halfSource, info dsp.Info, o Op
 		return 0, 0, fmt.Errorf("render: %w", err)
 	}
 	return totalOut, c, nil
+}
+
+// halfJob is one of the two halves of an output encoded side by side: the
+// window [from, to) of the output its chain makes (to < 0: to the end),
+// the frames of it dropped first (the chain's warm-up), the frames the
+// encoder takes (for progress) and the encoder.
+type halfJob struct {
+	from, to, drop, want int64
+	encode               func(ctx context.Context, src dsp.Source) error
+}
+
+// halfResult is what a half's chain delivered, and its tap.
+type halfResult struct {
+	frames int64
+	tap    *pcmTap
+}
+
+// runHalves runs the halves a (in a goroutine) and b (in this one) side by
+// side, each on a chain from newSrc, tapping the output frames [tapFrom,
+// tapTo); a half that fails cancels the other (see pairErr).
+func runHalves(ctx context.Context, newSrc halfSource, progress dsp.Progress, tapFrom, tapTo int64, a, b halfJob) (ra, rb halfResult, err error) {
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := &halfProgress{progress: progress}
+	pa, pb := prog.part(), prog.part()
+	run := func(j halfJob, p dsp.Progress) (halfResult, error) {
+		src, closeSrc, err := newSrc(ctx, j.from, j.to)
+		if err != nil {
+			cancel()
+			return halfResult{}, err
+		}
+		defer closeSrc()
+		if j.drop > 0 {
+			src = &skipSource{src: src, n: j.drop}
+		}
+		tap := newPCMTap(src, j.from+j.drop, tapFrom, tapTo)
+		count := &countSource{src: tap, total: j.want, progress: p}
+		if err := j.encode(ctx, count); err != nil {
+			cancel()
+			return halfResult{frames: count.frames, tap: tap}, err
+		}
+		return halfResult{frames: count.frames, tap: tap}, nil
+	}
+	var errA, errB error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ra, errA = run(a, pa)
+	}()
+	rb, errB = run(b, pb)
+	wg.Wait()
+	return ra, rb, pairErr(parent, errA, errB)
 }
 
 // pairErr is the error of two parts of a job run side by side, either of
@@ -317,48 +344,22 @@ func encodeWAVHalves(ctx context.Context, newSrc halfSource, f *os.File, format 
 		return 0, false, fmt.Errorf("render: %w", err)
 	}
 
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	prog := &halfProgress{progress: progress}
-	type half struct {
-		frames int64
-		tap    *pcmTap
-		err    error
+	writeAt := func(at, n int64) func(context.Context, dsp.Source) error {
+		return func(ctx context.Context, src dsp.Source) error {
+			ww := newWAVData(io.NewOffsetWriter(f, int64(len(h))+at*align), format, bits, n, at)
+			if err := pump(ctx, src, ww.write); err != nil {
+				return err
+			}
+			return ww.finish()
+		}
 	}
-	run := func(from, to, drop, at, n int64) half {
-		src, closeSrc, err := newSrc(ctx, from, to)
-		if err != nil {
-			cancel()
-			return half{err: err}
-		}
-		defer closeSrc()
-		if drop > 0 {
-			src = &skipSource{src: src, n: drop}
-		}
-		tap := newPCMTap(src, from+drop, split, min(totalOut, split+halfCheckFrames))
-		count := &countSource{src: tap, total: n, progress: prog.part()}
-		ww := newWAVData(io.NewOffsetWriter(f, int64(len(h))+at*align), format, bits, n, at)
-		if err = pump(ctx, count, ww.write); err == nil {
-			err = ww.finish()
-		}
-		if err != nil {
-			cancel()
-		}
-		return half{frames: min(count.frames, n), tap: tap, err: err}
-	}
-	var ha half
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		ha = run(0, endA, 0, 0, split)
-	}()
-	hb := run(split-warm, -1, warm, split, totalOut-split)
-	wg.Wait()
-	if err := pairErr(parent, ha.err, hb.err); err != nil {
+	ha, hb, err := runHalves(ctx, newSrc, progress, split, min(totalOut, split+halfCheckFrames),
+		halfJob{from: 0, to: endA, want: split, encode: writeAt(0, split)},
+		halfJob{from: split - warm, to: -1, drop: warm, want: totalOut - split, encode: writeAt(split, totalOut-split)})
+	if err != nil {
 		return 0, false, err
 	}
+	ha.frames = min(ha.frames, split) // (A's chain runs past the split)
 	if ha.frames < split {
 		return ha.frames, true, nil // the input ended early: the caller reports it
 	}
