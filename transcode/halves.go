@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -36,18 +37,27 @@ const (
 	halfMaxDiff      = 1e-6
 )
 
+// skipsCheaply reports whether the input is a PCM WAV file, which a chain
+// started past its start skips without decoding (dsp.Skip). Other inputs
+// are rendered in one piece, each pass decoding them once: a second chain
+// would decode the first half of the input only to drop it.
+func skipsCheaply(info dsp.Info) bool {
+	return info.Format == "wav" && strings.HasPrefix(info.Codec, "pcm_")
+}
+
 // useMP3Halves reports whether the output is encoded in two halves: an
 // MP3 file (which ffmpeg may seek in to write its Xing/LAME frame) of a
-// minute or more in MPEG-1 Layer III (32, 44.1 or 48 kHz), without the
-// denoiser (its frames are placed from the start of its input, so B's
-// would not be A's), on a machine with two cores or more.
+// minute or more in MPEG-1 Layer III (32, 44.1 or 48 kHz), of a PCM WAV
+// input (skipsCheaply), without the denoiser (its frames are placed from
+// the start of its input, so B's would not be A's), on a machine with two
+// cores or more.
 func useMP3Halves(o Options, dst output, info dsp.Info, totalOut int64) bool {
 	switch info.SampleRate {
 	case 32000, 44100, 48000:
 	default:
 		return false
 	}
-	return (o.Format == "mp3" || o.Format == "mp3_320") && dst.path != "" && !dst.stream && !o.Denoise &&
+	return (o.Format == "mp3" || o.Format == "mp3_320") && dst.path != "" && !dst.stream && !o.Denoise && skipsCheaply(info) &&
 		runtime.GOMAXPROCS(0) > 1 && info.Channels >= 1 && info.Channels <= 2 &&
 		totalOut >= int64(halfMinSec*info.SampleRate)
 }
@@ -314,11 +324,12 @@ func (h *halfProgress) part() dsp.Progress {
 }
 
 // useWAVHalves reports whether a WAV output is written in two halves side
-// by side: to a file (written at offsets), a minute or more, without the
-// denoiser, on two cores or more.
-func useWAVHalves(o Options, dst output, totalOut int64, rate int) bool {
+// by side: to a file (written at offsets), a minute or more, of a PCM WAV
+// input, without the denoiser, on two cores or more.
+func useWAVHalves(o Options, dst output, info dsp.Info, totalOut int64) bool {
 	_, file := dst.w.(*os.File)
-	return file && !dst.stream && !o.Denoise && runtime.GOMAXPROCS(0) > 1 && totalOut >= int64(halfMinSec*rate)
+	return file && !dst.stream && !o.Denoise && skipsCheaply(info) && runtime.GOMAXPROCS(0) > 1 &&
+		totalOut >= int64(halfMinSec*info.SampleRate)
 }
 
 // encodeWAVHalves writes the WAV file of the output (totalOut frames from

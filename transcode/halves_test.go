@@ -616,3 +616,28 @@ func TestWAVHalvesNeedSameSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestHalvesOnlyForPCMWAVInputs: the render's halves run only where the
+// second chain can skip the input's first half without decoding it, so
+// every pass decodes the input once.
+func TestHalvesOnlyForPCMWAVInputs(t *testing.T) {
+	for _, c := range []struct {
+		info dsp.Info
+		want bool
+	}{
+		{dsp.Info{Format: "wav", Codec: "pcm_s16le"}, true},
+		{dsp.Info{Format: "wav", Codec: "pcm_f32le"}, true},
+		{dsp.Info{Format: "wav", Codec: "adpcm_ms"}, false},
+		{dsp.Info{Format: "mp3", Codec: "mp3"}, false},
+		{dsp.Info{Format: "flac", Codec: "flac"}, false},
+	} {
+		if got := skipsCheaply(c.info); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.info, got, c.want)
+		}
+		info := c.info
+		info.SampleRate, info.Channels = 44100, 2
+		if got := useMP3Halves(Options{Format: "mp3"}, output{path: "x.mp3"}, info, 44100*120); got != (c.want && runtime.GOMAXPROCS(0) > 1) {
+			t.Errorf("%+v: MP3 halves %v", c.info, got)
+		}
+	}
+}

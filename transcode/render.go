@@ -256,7 +256,7 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	}
 	done := false // written in halves
 	switch {
-	case res.Format == "wav" && useWAVHalves(o, dst, totalOut, rate):
+	case res.Format == "wav" && useWAVHalves(o, dst, a.Input, totalOut):
 		f := dsp.Format{SampleRate: rate, Channels: a.Input.Channels}
 		frames, done, err = encodeWAVHalves(ctx, encodeSource, dst.w.(*os.File), f, bits, totalOut, progress)
 	case useMP3Halves(o, dst, a.Input, totalOut):
@@ -414,7 +414,7 @@ func normalizationGain(ctx context.Context, inputPath string, a *dsp.Analysis, c
 func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64) (*chainMeter, error) {
 	total := framesOf(spans)
 	f := dsp.Format{SampleRate: a.Input.SampleRate, Channels: a.Input.Channels}
-	if !o.Denoise && runtime.GOMAXPROCS(0) > 1 && total >= int64(halfMinSec*f.SampleRate) && f.SampleRate > 0 {
+	if !o.Denoise && skipsCheaply(a.Input) && runtime.GOMAXPROCS(0) > 1 && total >= int64(halfMinSec*f.SampleRate) && f.SampleRate > 0 {
 		if m, ok, err := measureHalves(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, total); err != nil || ok {
 			return m, err
 		}
