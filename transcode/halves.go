@@ -160,7 +160,7 @@ func runHalves(ctx context.Context, newSrc halfSource, progress dsp.Progress, ta
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prog := &halfProgress{progress: progress}
-	pa, pb := prog.part(), prog.part()
+	pa, pb := prog.part(0), prog.part(1)
 	run := func(j halfJob, p dsp.Progress) (halfResult, error) {
 		src, closeSrc, err := newSrc(ctx, j.from, j.to)
 		if err != nil {
@@ -302,16 +302,11 @@ type halfProgress struct {
 	mu       sync.Mutex
 	progress dsp.Progress
 	done     [2]float64 // fraction of each part
-	parts    int
 }
 
-// part returns the Progress of the next of the two parts (of about the
+// part returns the Progress of part i (0 or 1; the two are of about the
 // same length).
-func (h *halfProgress) part() dsp.Progress {
-	h.mu.Lock()
-	i := h.parts
-	h.parts++
-	h.mu.Unlock()
+func (h *halfProgress) part(i int) dsp.Progress {
 	return func(f float64) {
 		if h.progress == nil {
 			return
