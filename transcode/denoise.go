@@ -21,6 +21,7 @@ const (
 	denoiseFloorDb = -30.0 // deepest attenuation
 	denoiseSmooth  = 0.6   // one-pole smoothing of gains across frames
 	maxProfileSec  = 60    // noise material used for the profile at most
+	subBassHz      = 40.0  // bins under this are noise wherever the profile has noise
 )
 
 // denoiser is a streaming STFT stage: sqrt-Hann windows at 50% overlap
@@ -33,6 +34,12 @@ type denoiser struct {
 	plan  *fftPlan
 	noise []float64 // per-bin noise power (n/2+1)
 	gmin  float64
+	// subBass is the number of bins under subBassHz: one frame cannot
+	// resolve them, so their power swings from frame to frame far more
+	// than the noise profile's mean says, and the Wiener gain lets the
+	// swings through. Speech has nothing there; where the profile holds
+	// noise they are held at the floor.
+	subBass int
 
 	in    [][]float64 // per channel: the last n input samples
 	ola   [][]float64 // per channel: overlap-add accumulator
@@ -66,7 +73,8 @@ func newDenoiser(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []
 	f := src.Format()
 	n := stftSize(f.SampleRate)
 	d := &denoiser{src: src, ch: f.Channels, n: n, h: n / 2, plan: newFFTPlan(n),
-		gmin: math.Pow(10, denoiseFloorDb/20), skip: n / 2}
+		gmin: math.Pow(10, denoiseFloorDb/20), skip: n / 2,
+		subBass: int(math.Ceil(subBassHz * float64(n) / float64(f.SampleRate)))}
 	d.win = make([]float64, n)
 	for i := range d.win {
 		d.win[i] = math.Sqrt(0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n)))
@@ -211,6 +219,9 @@ func (d *denoiser) hop() {
 			if p > 0 {
 				g = math.Sqrt(max(0, 1-denoiseAlpha*d.noise[b]/p))
 			} else if d.noise[b] > 0 {
+				g = 0
+			}
+			if b < d.subBass && d.noise[b] > 0 {
 				g = 0
 			}
 			d.g[b] = max(g, d.gmin)

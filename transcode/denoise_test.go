@@ -34,8 +34,9 @@ func TestDenoiseLowersPausesKeepsSpeech(t *testing.T) {
 	}
 	for _, level := range []float64{-55, -45} {
 		noisy := filepath.Join(dir, "noisy.wav")
-		// pink noise whose RMS is `level` dBFS, mixed under the speech
-		if b, err := exec.Command("sox", "-m", padded, "|sox -n -r 48000 -c 1 -p synth 60 pinknoise gain -n "+ftoa(level+19), noisy, "trim", "0", dur(t, padded)).CombinedOutput(); err != nil {
+		// pink noise whose RMS is `level` dBFS, mixed under the speech;
+		// -R seeds sox's generator, so every run hears the same noise
+		if b, err := exec.Command("sox", "-R", "-m", padded, "|sox -R -n -r 48000 -c 1 -p synth 60 pinknoise gain -n "+ftoa(level+19), noisy, "trim", "0", dur(t, padded)).CombinedOutput(); err != nil {
 			t.Fatalf("sox mix: %v: %s", err, b)
 		}
 		a := analyze(t, noisy)
