@@ -45,29 +45,17 @@ func TestDenoiseRealBeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := &plan.Plan{Keep: []dsp.Range{{Start: 0, End: a.Input.Duration}}, Cuts: p.Cuts}
-		out := filepath.Join(t.TempDir(), "clean.wav")
-		if _, err := Render(context.Background(), in, a, full, Options{Format: "wav", Normalize: "none", Denoise: true}, out, nil); err != nil {
-			t.Fatal(err)
-		}
-		x0, f := readAll(t, in)
-		x1, _ := readAll(t, out)
-		var before, after, n float64
+		var pauses []dsp.Range
 		sp := mx.Truth.Speech
 		for i := 0; i+1 < len(sp); i++ {
-			s, e := sp[i].End+0.1, sp[i+1].Start-0.1 // inside the pause
-			if e-s < 0.2 {
-				continue
+			if s, e := sp[i].End+0.1, sp[i+1].Start-0.1; e-s >= 0.2 { // inside the pause
+				pauses = append(pauses, dsp.Range{Start: s, End: e})
 			}
-			before += math.Pow(10, rmsDb(x0, f, s, e)/10) * (e - s)
-			after += math.Pow(10, rmsDb(x1, f, s, e)/10) * (e - s)
-			n += e - s
 		}
-		drop := 10 * math.Log10(before/after)
-		b := analyze(t, out)
-		dl := b.Loudness.Integrated - a.Loudness.Integrated
+		r := renderDenoised(t, in, a, p.Cuts, pauses)
+		n, drop, dl := r.pauseSec, r.drop(), r.loudAfter-r.loudBefore
 		t.Logf("%s over %s: pauses (%.1f s) %.1f -> %.1f dBFS (%.1f dB lower); loudness %.2f -> %.2f LUFS (%+.2f LU)",
-			c.speech, c.bed, n, 10*math.Log10(before/n), 10*math.Log10(after/n), drop, a.Loudness.Integrated, b.Loudness.Integrated, dl)
+			c.speech, c.bed, n, r.before, r.after, drop, r.loudBefore, r.loudAfter, dl)
 		if n < 1 {
 			t.Errorf("%s: only %.1f s of pause to measure", c.speech, n)
 		}

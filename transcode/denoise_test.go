@@ -44,23 +44,15 @@ func TestDenoiseLowersPausesKeepsSpeech(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Keep everything, so the pauses stay in the output to be measured;
-		// the plan's silences give the noise profile.
-		full := &plan.Plan{Keep: []dsp.Range{{Start: 0, End: a.Input.Duration}}, Cuts: p.Cuts}
-		out := filepath.Join(dir, "clean.wav")
-		if _, err := Render(context.Background(), noisy, a, full, Options{Format: "wav", Normalize: "none", Denoise: true}, out, nil); err != nil {
-			t.Fatal(err)
-		}
-		x0, f := readAll(t, noisy)
-		x1, _ := readAll(t, out)
+		// Everything is kept, so the pauses stay in the output to be
+		// measured: the lead-in and the tail.
 		d := a.Input.Duration
-		before := rmsDb(x0, f, 0.3, 1.7) // the lead-in pause
-		after := rmsDb(x1, f, 0.3, 1.7)
-		tailB, tailA := rmsDb(x0, f, d-1.7, d-0.3), rmsDb(x1, f, d-1.7, d-0.3)
-		b := analyze(t, out)
-		dl := b.Loudness.Integrated - a.Loudness.Integrated
+		r := renderDenoised(t, noisy, a, p.Cuts, []dsp.Range{{Start: 0.3, End: 1.7}, {Start: d - 1.7, End: d - 0.3}})
+		before, after := r.each[0][0], r.each[0][1]
+		tailB, tailA := r.each[1][0], r.each[1][1]
+		dl := r.loudAfter - r.loudBefore
 		t.Logf("noise %.0f dBFS: pause %.1f -> %.1f dB (%.1f dB lower), tail %.1f -> %.1f; speech loudness %.2f -> %.2f LUFS (%+.2f LU)",
-			level, before, after, before-after, tailB, tailA, a.Loudness.Integrated, b.Loudness.Integrated, dl)
+			level, before, after, before-after, tailB, tailA, r.loudBefore, r.loudAfter, dl)
 		if math.Abs(before-level) > 2 {
 			t.Errorf("test noise measures %.1f dBFS, meant %.0f", before, level)
 		}
@@ -70,10 +62,49 @@ func TestDenoiseLowersPausesKeepsSpeech(t *testing.T) {
 		if math.Abs(dl) >= 1 {
 			t.Errorf("speech loudness changed by %+.2f LU, want < 1", dl)
 		}
-		if math.Abs(b.Input.Duration-a.Input.Duration) > 1e-6 {
-			t.Errorf("duration %.6f -> %.6f", a.Input.Duration, b.Input.Duration)
+		if math.Abs(r.outDur-a.Input.Duration) > 1e-6 {
+			t.Errorf("duration %.6f -> %.6f", a.Input.Duration, r.outDur)
 		}
 	}
+}
+
+// denoised is what renderDenoised measured: the pauses' level before and
+// after (dBFS, energy-weighted over pauseSec seconds) and the integrated
+// loudness before and after (LUFS).
+type denoised struct {
+	before, after, pauseSec float64
+	loudBefore, loudAfter   float64
+	each                    [][2]float64 // per pause: level before and after, dBFS
+	outDur                  float64      // the output's duration, s
+}
+
+// drop is how much lower the pauses are after the denoiser, dB.
+func (d denoised) drop() float64 { return d.before - d.after }
+
+// renderDenoised renders in through the denoiser alone (everything kept;
+// the cuts give the noise profile) to WAV and measures the pauses.
+func renderDenoised(t *testing.T, in string, a *dsp.Analysis, cuts []plan.Cut, pauses []dsp.Range) denoised {
+	t.Helper()
+	full := &plan.Plan{Keep: []dsp.Range{{Start: 0, End: a.Input.Duration}}, Cuts: cuts}
+	out := filepath.Join(t.TempDir(), "clean.wav")
+	if _, err := Render(context.Background(), in, a, full, Options{Format: "wav", Normalize: "none", Denoise: true}, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	x0, f := readAll(t, in)
+	x1, _ := readAll(t, out)
+	var before, after, n float64
+	var each [][2]float64
+	for _, p := range pauses {
+		w := p.End - p.Start
+		b, a := rmsDb(x0, f, p.Start, p.End), rmsDb(x1, f, p.Start, p.End)
+		each = append(each, [2]float64{b, a})
+		before += math.Pow(10, b/10) * w
+		after += math.Pow(10, a/10) * w
+		n += w
+	}
+	b := analyze(t, out)
+	return denoised{before: 10 * math.Log10(before/n), after: 10 * math.Log10(after/n), pauseSec: n,
+		loudBefore: a.Loudness.Integrated, loudAfter: b.Loudness.Integrated, each: each, outDur: b.Input.Duration}
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
