@@ -155,16 +155,22 @@ type tuning struct {
 	pad                  int     // frames added on both sides of every island
 
 	// Edge placement by the bed of each pause (automatic threshold, refine).
-	edgeBurstDb     float64 // a frame this far over the bed is audible speech
-	edgeDecayDb     float64 // a decay is followed while 20 ms stay this far over the bed
-	edgeOwnDb       float64 // and the frame itself this far
-	edgeGuard       int     // frames next to the islands left out of a bed's level
-	edgeMinBed      int     // frames a pause needs for its bed's level
-	edgeTailGap     int     // frames bridged after speech to a burst (a final stop's closure)
-	edgeOnsetGap    int     // frames bridged before speech
-	edgeMaxTail     int     // frames an edge may move out past its anchor, after speech
-	edgeMaxOnset    int     // and before it
-	edgeBedWin      int     // frames around a pause whose pauses' frames make its bed
+	edgeBurstDb  float64 // a frame this far over the bed is audible speech
+	edgeDecayDb  float64 // a decay is followed while 20 ms stay this far over the bed
+	edgeOwnDb    float64 // and the frame itself this far
+	edgeGuard    int     // frames next to the islands left out of a bed's level
+	edgeMinBed   int     // frames a pause needs for its bed's level
+	edgeTailGap  int     // frames bridged after speech to a burst (a final stop's closure)
+	edgeOnsetGap int     // frames bridged before speech
+	edgeMaxTail  int     // frames an edge may move out past its anchor, after speech
+	edgeMaxOnset int     // and before it
+	edgeBedWin   int     // frames around a pause whose pauses' frames make its bed
+	// edgeWideWin, edgeWideMaxDb: where the bed of the pauses within
+	// edgeWideWin frames (the wide bed) stands over a pause's bed, the
+	// burst, strict and decay levels of its rule rise by the difference,
+	// at most edgeWideMaxDb (0: off).
+	edgeWideWin     int
+	edgeWideMaxDb   float64
 	edgeStrictDb    float64 // a decay 20 ms of which stay this far over the bed is audible speech
 	edgeSoftMax     int     // frames a decay may be followed under edgeStrictDb (down to edgeDecayDb)
 	edgeStrictMinDb float64 // edgeStrictDb applies to a bed this far under the speech level or more
@@ -187,10 +193,10 @@ type tuning struct {
 	// edge) only across a closure, a frame under the bed + this (0: any
 	// gap).
 	edgeClosureDb float64
-	// edgeClickIsland: a raw island of at most this many frames next to a
-	// crackling bed with no frame at the burst level but clicks is no
-	// speech (refine; 0: off).
-	edgeClickIsland int
+	// edgeQuietIsland: a raw island of at most this many frames with no
+	// frame at the burst level of the beds on both sides (next to a
+	// crackling bed: but clicks) is no speech (refine; 0: off).
+	edgeQuietIsland int
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -199,7 +205,8 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 14, edgeClickRate: 1, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
-	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeClickIsland: 30}
+	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30,
+	edgeWideWin: 3000, edgeWideMaxDb: 2}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding.
@@ -803,15 +810,21 @@ type edgeRule struct {
 	unvoiced                  bool    // frames the network finds clearly not speech are no speech (unvoiced)
 }
 
-func (m *maker) edgeRule(bed float64) edgeRule {
+// edgeRule returns the rule of a pause whose bed is bed and wide bed
+// wide (bedsClicks).
+func (m *maker) edgeRule(bed, wide float64) edgeRule {
 	// Levels are compared at the resolution they are kept (0.01 dB): a
 	// frame exactly 7 dB over the bed is over it, whatever the rounding
 	// of the bed's power sum.
 	soft := m.speech-bed < m.tu.edgeStrictMinDb
+	// Audible speech is judged over the wider bed where the pause's own
+	// lies under it (a quiet passage of a music bed): the speech levels
+	// rise by the difference, within edgeWideMaxDb.
+	rise := min(max(wide-bed, 0), m.tu.edgeWideMaxDb)
 	bed -= edgeTolDb
-	strict := bed + m.tu.edgeStrictDb
+	strict := bed + rise + m.tu.edgeStrictDb
 	if soft {
-		strict = bed + m.tu.edgeDecayDb
+		strict = bed + rise + m.tu.edgeDecayDb
 	}
 	closure := math.Inf(1)
 	if m.tu.edgeClosureDb > 0 {
@@ -819,8 +832,8 @@ func (m *maker) edgeRule(bed float64) edgeRule {
 	}
 	return edgeRule{
 		closure:  closure,
-		burst:    max(bed+m.tu.edgeBurstDb, m.audible),
-		decay:    max(bed+m.tu.edgeDecayDb, m.audible),
+		burst:    max(bed+rise+m.tu.edgeBurstDb, m.audible),
+		decay:    max(bed+rise+m.tu.edgeDecayDb, m.audible),
 		strict:   max(strict, m.audible),
 		own:      bed + m.tu.edgeOwnDb,
 		unvoiced: m.tu.edgeVoiceStop > 0 && len(m.env.Voice) == m.n,
@@ -865,14 +878,16 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int 
 // alone), each less tu.edgeGuard frames at both ends and counted only when
 // at least tu.edgeMinBed frames are left (a gap between words is no bed).
 func (m *maker) beds(is []island) ([]float64, []bool) {
-	bed, ok, _ := m.bedsClicks(is)
+	bed, _, ok, _ := m.bedsClicks(is)
 	return bed, ok
 }
 
-// bedsClicks is beds, and for each pause the share (percent) of its
-// window's pause frames that are isolated bursts: a frame tu.edgeBurstDb
-// over the bed with both neighbours under that.
-func (m *maker) bedsClicks(is []island) ([]float64, []bool, []float64) {
+// bedsClicks is beds, with each pause's wide bed (the same mean over the
+// pauses within tu.edgeWideWin frames; its bed where that is not wider),
+// and for each pause the share (percent) of its window's pause frames
+// that are isolated bursts: a frame tu.edgeBurstDb over the bed with both
+// neighbours under that.
+func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []float64) {
 	np := len(is) + 1
 	a, b := make([]int, np), make([]int, np)
 	cum := make([]float64, np+1) // cumulated power of the pauses before k
@@ -895,18 +910,28 @@ func (m *maker) bedsClicks(is []island) ([]float64, []bool, []float64) {
 		}
 		cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
 	}
-	bed, ok := make([]float64, np), make([]bool, np)
-	lo, hi := 0, 0 // pauses [lo, hi) lie within the window of pause k
-	for k := range np {
-		for lo < k && b[lo] < a[k]-m.tu.edgeBedWin {
-			lo++
+	// means returns the mean power (dB) of the pause frames within win
+	// frames of each pause, and whether there are enough of them.
+	means := func(win int) ([]float64, []bool) {
+		mean, ok := make([]float64, np), make([]bool, np)
+		lo, hi := 0, 0 // pauses [lo, hi) lie within the window of pause k
+		for k := range np {
+			for lo < k && b[lo] < a[k]-win {
+				lo++
+			}
+			for hi < np && a[hi] <= b[k]+win {
+				hi++
+			}
+			if c := cnt[hi] - cnt[lo]; c >= m.tu.edgeMinBed {
+				mean[k], ok[k] = 10*math.Log10(max((cum[hi]-cum[lo])/float64(c), 1e-12)), true
+			}
 		}
-		for hi < np && a[hi] <= b[k]+m.tu.edgeBedWin {
-			hi++
-		}
-		if c := cnt[hi] - cnt[lo]; c >= m.tu.edgeMinBed {
-			bed[k], ok[k] = 10*math.Log10(max((cum[hi]-cum[lo])/float64(c), 1e-12)), true
-		}
+		return mean, ok
+	}
+	bed, ok = means(m.tu.edgeBedWin)
+	wide = bed
+	if m.tu.edgeWideWin > m.tu.edgeBedWin {
+		wide, _ = means(m.tu.edgeWideWin)
 	}
 	// Isolated bursts of each pause against its own bed, then summed over
 	// the same windows.
@@ -923,8 +948,8 @@ func (m *maker) bedsClicks(is []island) ([]float64, []bool, []float64) {
 		}
 		clk[k+1] = clk[k] + c
 	}
-	rate := make([]float64, np)
-	lo, hi = 0, 0
+	rate = make([]float64, np)
+	lo, hi := 0, 0
 	for k := range np {
 		for lo < k && b[lo] < a[k]-m.tu.edgeBedWin {
 			lo++
@@ -936,7 +961,7 @@ func (m *maker) bedsClicks(is []island) ([]float64, []bool, []float64) {
 			rate[k] = 100 * float64(clk[hi]-clk[lo]) / float64(c)
 		}
 	}
-	return bed, ok, rate
+	return bed, wide, ok, rate
 }
 
 // anchor returns the frame an edge of the raw island x starts from,
@@ -1014,21 +1039,25 @@ func (m *maker) refine(is []island) []island {
 	if len(is) == 0 {
 		return is
 	}
-	bed, okb, clk := m.bedsClicks(is)
-	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && len(m.env.Voice) == m.n &&
-		m.voicedShare() >= m.tu.edgeVoicedShare
+	bed, wide, okb, clk := m.bedsClicks(is)
+	voiced := len(m.env.Voice) == m.n && m.voicedShare() >= m.tu.edgeVoicedShare
+	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && voiced
 	out := make([]island, 0, len(is))
 	for k, x := range is {
 		if dropUnvoiced && x.re-x.rs <= m.tu.edgeVoiceIsland && m.allUnvoiced(x.rs, x.re) {
 			continue
 		}
-		// A short raw island next to a crackling bed with no frame at
-		// the burst level but clicks (by the rules of the pauses on both
-		// sides) is crackles over the bed: no speech.
-		if x.re-x.rs <= m.tu.edgeClickIsland && okb[k] && okb[k+1] &&
-			(clk[k] > m.tu.edgeClickRate || clk[k+1] > m.tu.edgeClickRate) &&
-			m.clicksOnly(x, m.edgeRule(bed[k])) && m.clicksOnly(x, m.edgeRule(bed[k+1])) {
-			continue
+		// A short raw island with no frame at the burst level (by the
+		// rules of the pauses on both sides) is bed standing out of the
+		// floor, no audible speech: next to a crackling bed (but clicks),
+		// or in an input the network hears speech in (another voice's
+		// syllable; in music, a quiet passage is the programme).
+		if x.re-x.rs <= m.tu.edgeQuietIsland && okb[k] && okb[k+1] {
+			clicky := clk[k] > m.tu.edgeClickRate || clk[k+1] > m.tu.edgeClickRate
+			if (clicky || voiced) && m.inaudible(x, m.edgeRule(bed[k], wide[k]), clicky) &&
+				m.inaudible(x, m.edgeRule(bed[k+1], wide[k+1]), clicky) {
+				continue
+			}
 		}
 		lo, hi := -1, m.n
 		if k > 0 {
@@ -1038,13 +1067,13 @@ func (m *maker) refine(is []island) []island {
 			hi = is[k+1].rs
 		}
 		if okb[k+1] {
-			r := m.edgeRule(bed[k+1])
+			r := m.edgeRule(bed[k+1], wide[k+1])
 			clicky := clk[k+1] > m.tu.edgeClickRate
 			a := m.closedAnchor(m.anchor(x, -1, r, clicky), x.rs, r)
 			x.e = m.follow(a, 1, hi, m.tu.edgeTailGap, m.tu.edgeMaxTail, r, clicky) + 1
 		}
 		if okb[k] {
-			r := m.edgeRule(bed[k])
+			r := m.edgeRule(bed[k], wide[k])
 			clicky := clk[k] > m.tu.edgeClickRate
 			a := m.anchor(x, 1, r, clicky)
 			x.s = m.follow(a, -1, lo, m.tu.edgeOnsetGap, m.tu.edgeMaxOnset, r, clicky)
@@ -1065,11 +1094,11 @@ func (m *maker) refine(is []island) []island {
 	return out
 }
 
-// clicksOnly reports whether no frame of the raw island x stands at r's
-// burst level but clicks (click).
-func (m *maker) clicksOnly(x island, r edgeRule) bool {
+// inaudible reports whether no frame of the raw island x stands at r's
+// burst level (but clicks, when clicky).
+func (m *maker) inaudible(x island, r edgeRule, clicky bool) bool {
 	for j := x.rs; j < x.re; j++ {
-		if m.raw(j) >= r.burst && !m.click(j, r) {
+		if m.raw(j) >= r.burst && !(clicky && m.click(j, r)) {
 			return false
 		}
 	}
