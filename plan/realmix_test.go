@@ -116,7 +116,10 @@ func mixTable(rows []mixRow) string {
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
 // together, less 2 points (rounded down): the regression floor the test
 // asserts (where it lies over the issue's bar, the gain is locked too).
-// Measured (issue 14, round 7: static at 10 dB raised after short
+// Measured (issue 14, round 8: vinyl 10/15 dB, music 10 dB, static
+// 10/20 dB and crosstalk 20 dB raised after the edge levels rose with the
+// wide bed, short islands with nothing at the burst level were dropped
+// and beds crackled at 0.5 %; round 7: static at 10 dB raised after short
 // islands of clicks over a crackling bed were dropped; round 6: vinyl 10/20 dB, pink 20 dB, music
 // 10/15/20 dB and crosstalk 15 dB raised after short islands the voice
 // network finds clearly not speech throughout were dropped and bursts
@@ -129,12 +132,12 @@ func mixTable(rows []mixRow) string {
 // the depth less 5 dB) and stopped speech growing over another voice's
 // rise and over frames the network finds clearly not speech.
 var mixFloor = map[corpus.Bed]map[float64]float64{
-	corpus.BedVinyl:     {10: 83, 15: 93, 20: 95, 25: 96, 35: 97},
+	corpus.BedVinyl:     {10: 84, 15: 94, 20: 95, 25: 96, 35: 97},
 	corpus.BedPink:      {10: 94, 15: 96, 20: 97, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 81, 15: 94, 20: 95, 25: 95, 35: 97},
-	corpus.BedStatic:    {10: 92, 15: 96, 20: 96, 25: 96, 35: 97},
-	corpus.BedCrosstalk: {15: 95, 20: 95, 25: 96},
+	corpus.BedMusic:     {10: 82, 15: 94, 20: 95, 25: 95, 35: 97},
+	corpus.BedStatic:    {10: 93, 15: 96, 20: 97, 25: 96, 35: 97},
+	corpus.BedCrosstalk: {15: 95, 20: 96, 25: 96},
 }
 
 // Clipping: the issue's bar is 30 ms per case; mixMaxClipMs is what the
@@ -162,23 +165,26 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // voice runs on under the main one, so a faint stretch right after a word
 // is the rule there, not the exception (issue 14's notes, round g).
 // Boundary P95 (the issue's bar, 40 ms, is for 15 dB and over):
-// mixMaxP95BarCases cases at 15 dB or more may exceed it (8 of 138: 9
+// mixMaxP95BarCases cases at 15 dB or more may exceed it (5 of 138: 8
+// before the edge levels rose with the wide bed, short islands with
+// nothing at the burst level were dropped and beds crackled at 0.5 %, 9
 // before bursts after speech needed a closure, 10 before short unvoiced
 // islands were dropped, 11 before edges stopped at
 // frames the network finds clearly not speech, 19 before the edges' 7 dB
 // decay and click rules, 32 before round 3), and mixMaxP95Cases cases at
-// any ratio (20 of 168, were 22, 23, 24, 25, 34 and 47). What is
-// left: allison's tails over vinyl at 15 dB (its low-frequency pops, 13-17
-// dB over the bed with a speech-like crest, right after a word), over
-// music (a note at the word's end, the network's hangover) and next to
-// crosstalk (the other voice's syllable after a closure),
-// and single edges of the short recordings (jfk, librispeech: a P95 over
-// 4-8 edges is their second-worst).
+// any ratio (18 of 168, were 20, 22, 23, 24, 25, 34 and 47). What is
+// left at 15 dB or more: allison over music at 15-25 dB (a note just
+// before a word's onset or after its end, scored as speech by the
+// network, and tails the truth judges against the whole case's music
+// level, 3-5 dB over the pauses' bed there), and single edges of the
+// short recordings (jfk over vinyl: a final release the truth counts
+// over its own room tone; librispeech over static: a crackle of crest
+// 13.6 dB bridged to; a P95 over 8 edges is their second-worst).
 const (
 	mixMaxClipMs      = 120
 	mixMaxClipCases   = 8
-	mixMaxP95Cases    = 20
-	mixMaxP95BarCases = 8
+	mixMaxP95Cases    = 18
+	mixMaxP95BarCases = 5
 )
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
