@@ -995,16 +995,17 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 
 // closedAnchor moves the anchor a of an island's end inward (towards
 // first) past each gap under r's burst level that holds no closure (no
-// frame under r.closure) to the burst before it: a burst after speech
-// across no closure is the bed standing out after the word (a crackle,
-// a note), not a stop's release.
+// frame under r.closure), or that is longer than tu.edgeTailGap frames
+// (the bridge's reach), to the burst before it: a burst after speech
+// across no closure, or further from it than a release, is the bed
+// standing out after the word (a crackle, a note), not a stop's release.
 func (m *maker) closedAnchor(a, first int, r edgeRule) int {
 	for {
 		b, closed := a-1, false
 		for ; b >= first && m.raw(b) < r.burst; b-- {
 			closed = closed || m.raw(b) < r.closure
 		}
-		if b < first || b == a-1 || closed {
+		if b < first || b == a-1 || closed && a-b-1 <= m.tu.edgeTailGap {
 			return a
 		}
 		a = b

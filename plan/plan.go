@@ -69,7 +69,11 @@
 // most 250 ms (150 ms) in all, never into the next island. After the
 // speech the closure must be there: a burst is bridged to only across a
 // frame under the bed + 2 dB, and the end's anchor (the outermost frame
-// at 7 dB) moves in past any gap under 7 dB that holds no such frame. A
+// at 7 dB) moves in past any gap under 7 dB that holds no such frame, or
+// that is longer than the 90 ms the bridge reaches (allison over music at
+// 25 dB: a burst 130 ms after the word's closure was the anchor, 160 ms
+// late; removal up in music, vinyl and crosstalk, the boundary P95 over
+// 40 ms in as many cases; 50-120 ms give the same at 15 dB or more). A
 // stop's closure is silence, so the mix falls to the bed; a word's
 // hangover that stays 3-6 dB over the bed for 50-80 ms and then meets a
 // crackle or a note 7-9 dB over it is no release (allison over vinyl at
