@@ -155,22 +155,16 @@ type tuning struct {
 	pad                  int     // frames added on both sides of every island
 
 	// Edge placement by the bed of each pause (automatic threshold, refine).
-	edgeBurstDb  float64 // a frame this far over the bed is audible speech
-	edgeDecayDb  float64 // a decay is followed while 20 ms stay this far over the bed
-	edgeOwnDb    float64 // and the frame itself this far
-	edgeGuard    int     // frames next to the islands left out of a bed's level
-	edgeMinBed   int     // frames a pause needs for its bed's level
-	edgeTailGap  int     // frames bridged after speech to a burst (a final stop's closure)
-	edgeOnsetGap int     // frames bridged before speech
-	edgeMaxTail  int     // frames an edge may move out past its anchor, after speech
-	edgeMaxOnset int     // and before it
-	edgeBedWin   int     // frames around a pause whose pauses' frames make its bed
-	// edgeWideWin, edgeWideMaxDb: where the bed of the pauses within
-	// edgeWideWin frames (the wide bed) stands over a pause's bed, the
-	// burst, strict and decay levels of its rule rise by the difference,
-	// at most edgeWideMaxDb (0: off).
-	edgeWideWin     int
-	edgeWideMaxDb   float64
+	edgeBurstDb     float64 // a frame this far over the bed is audible speech
+	edgeDecayDb     float64 // a decay is followed while 20 ms stay this far over the bed
+	edgeOwnDb       float64 // and the frame itself this far
+	edgeGuard       int     // frames next to the islands left out of a bed's level
+	edgeMinBed      int     // frames a pause needs for its bed's level
+	edgeTailGap     int     // frames bridged after speech to a burst (a final stop's closure)
+	edgeOnsetGap    int     // frames bridged before speech
+	edgeMaxTail     int     // frames an edge may move out past its anchor, after speech
+	edgeMaxOnset    int     // and before it
+	edgeBedWin      int     // frames around a pause whose pauses' frames make its bed
 	edgeStrictDb    float64 // a decay 20 ms of which stay this far over the bed is audible speech
 	edgeSoftMax     int     // frames a decay may be followed under edgeStrictDb (down to edgeDecayDb)
 	edgeStrictMinDb float64 // edgeStrictDb applies to a bed this far under the speech level or more
@@ -193,6 +187,12 @@ type tuning struct {
 	// edge) only across a closure, a frame under the bed + this (0: any
 	// gap).
 	edgeClosureDb float64
+	// edgeWideWin, edgeWideMaxDb: where the bed of the pauses within
+	// edgeWideWin frames (the wide bed) stands over a pause's bed, the
+	// burst, strict and decay levels of its rule rise by the difference,
+	// at most edgeWideMaxDb (0: off).
+	edgeWideWin   int
+	edgeWideMaxDb float64
 	// edgeQuietIsland: a raw island of at most this many frames with no
 	// frame at the burst level of the beds on both sides (next to a
 	// crackling bed: but clicks) is no speech (refine; 0: off).
