@@ -115,6 +115,7 @@ type maker struct {
 	closeLv    float64 // the close level detection used
 	audible    float64 // the audible bound: the input's sample peak - audibleDepthDb (automatic threshold)
 	tb         dbTable
+	lv0        []float32 // the 50 ms levels before the background was taken out (nil: no background)
 }
 
 // level returns frame i's RMS level in dB (NaN reads as the floor).
@@ -197,6 +198,15 @@ type tuning struct {
 	// frame at the burst level of the beds on both sides (next to a
 	// crackling bed: but clicks) is no speech (refine; 0: off).
 	edgeQuietIsland int
+	// Foreground sounds over a steady bed (foreground; fgBedDb 0: off):
+	// a run of at least fgMin frames the voice classification put in the
+	// background, within fgNear frames of an island, whose 50 ms level
+	// stands fgBedDb over the pause's steady bed (the mean power of its
+	// window's frames under its bed + fgRejectDb) and within fgSpeechDb of
+	// the speech level, fgRawMin of whose own 10 ms levels stand fgRawDb
+	// over that bed, is an island.
+	fgBedDb, fgSpeechDb, fgRejectDb, fgRawDb float64
+	fgMin, fgNear, fgRawMin                  int
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -206,11 +216,16 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	clickCrestDb: 14, edgeClickRate: 0.5, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
 	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30,
-	edgeWideWin: 3000, edgeWideMaxDb: 2}
+	edgeWideWin: 3000, edgeWideMaxDb: 2,
+	fgBedDb: 9, fgSpeechDb: 15, fgRejectDb: 8, fgRawDb: 6, fgMin: 4, fgNear: 60, fgRawMin: 3}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
-// found it (raw), [s, e) after the decay/onset protection and padding.
-type island struct{ rs, re, s, e, hs, he int }
+// found it (raw), [s, e) after the decay/onset protection and padding; fg
+// marks a foreground sound (foreground), which minSpeech does not drop.
+type island struct {
+	rs, re, s, e, hs, he int
+	fg                   bool
+}
 
 // dbTable converts dB to power and back quickly: powers of the levels in
 // 0.01 dB steps from dsp.FloorDb to +20 dB, and log10 of mantissas in
@@ -353,6 +368,7 @@ func (m *maker) detect() []island {
 		if bg := dsp.NonSpeech(m.env, lv, m.speech, m.faint); bg != nil {
 			m.bg = bg
 			lv0 = slices.Clone(lv)
+			m.lv0 = lv0
 			for i, b := range bg {
 				if b {
 					lv[i] = float32(dsp.FloorDb)
@@ -451,7 +467,7 @@ func (m *maker) detect() []island {
 			out[k].e, out[k].re, out[k].he = max(out[k].e, e), re, he
 		} else {
 			hs, he := run(i0, i)
-			out = append(out, island{rs, re, s, e, hs, he})
+			out = append(out, island{rs: rs, re: re, s: s, e: e, hs: hs, he: he})
 		}
 		i = max(i, e)
 	}
@@ -483,7 +499,7 @@ func (m *maker) silenceCuts(islands []island, p Params) []Cut {
 		whole := is.s == 0 && is.e >= m.n
 		leftOK := is.rs == 0 || (k > 0 && is.rs-islands[k-1].re >= halfPause) || (k == 0 && is.rs >= halfPause)
 		rightOK := is.re >= m.n || (k+1 < len(islands) && islands[k+1].rs-is.re >= halfPause) || (k+1 == len(islands) && m.n-is.re >= halfPause)
-		if !whole && is.he-is.hs < minSpeech && leftOK && rightOK {
+		if !whole && !is.fg && is.he-is.hs < minSpeech && leftOK && rightOK {
 			cur.shorts = append(cur.shorts, is) // judged on the raw island
 			continue
 		}
@@ -1041,6 +1057,10 @@ func (m *maker) refine(is []island) []island {
 		return is
 	}
 	bed, wide, okb, clk := m.bedsClicks(is)
+	if fg := m.foreground(is, bed, okb); len(fg) > 0 {
+		is = mergeIslands(is, fg)
+		bed, wide, okb, clk = m.bedsClicks(is)
+	}
 	voiced := len(m.env.Voice) == m.n && m.voicedShare() >= m.tu.edgeVoicedShare
 	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && voiced
 	out := make([]island, 0, len(is))
@@ -1088,6 +1108,7 @@ func (m *maker) refine(is []island) []island {
 		if n := len(out); n > 0 && x.s <= out[n-1].e {
 			out[n-1].e = max(out[n-1].e, x.e)
 			out[n-1].re, out[n-1].he = x.re, x.he
+			out[n-1].fg = out[n-1].fg && x.fg
 			continue
 		}
 		out = append(out, x)
@@ -1104,4 +1125,169 @@ func (m *maker) inaudible(x island, r edgeRule, clicky bool) bool {
 		}
 	}
 	return true
+}
+
+// pauseBounds returns the frames [a, b) of pause k around the islands is
+// (k: the pause before island k, len(is): after the last).
+func (m *maker) pauseBounds(is []island, k int) (int, int) {
+	a, b := 0, m.n
+	if k > 0 {
+		a = is[k-1].e
+	}
+	if k < len(is) {
+		b = is[k].s
+	}
+	return a, b
+}
+
+// windows calls f(k, lo, hi) for each pause k around is with the pauses
+// [lo, hi) within tu.edgeBedWin frames of it (bedsClicks' windows).
+func (m *maker) windows(is []island, f func(k, lo, hi int)) {
+	g, w := m.tu.edgeGuard, m.tu.edgeBedWin
+	lo, hi := 0, 0
+	for k := range len(is) + 1 {
+		a, b := m.pauseBounds(is, k)
+		for ; lo < k; lo++ {
+			if _, bl := m.pauseBounds(is, lo); bl-g >= a+g-w {
+				break
+			}
+		}
+		for ; hi <= len(is); hi++ {
+			if ah, _ := m.pauseBounds(is, hi); ah+g > b-g+w {
+				break
+			}
+		}
+		f(k, lo, hi)
+	}
+}
+
+// foreground returns the foreground sounds of the pauses around is as
+// islands (tu.fgBedDb; automatic threshold with a voice classification
+// only): a sound the speaker makes next to speech (a breath, a mouth
+// noise) that the classification put in the background, standing out of
+// a steady bed. A run of at least tu.fgMin frames in the background whose
+// 50 ms level stands tu.fgBedDb over the pause's steady bed (the mean
+// power of its bed window's frames under its bed + tu.fgRejectDb: the bed
+// without the sounds in it) and within tu.fgSpeechDb of the speech level
+// is kept when it lies within tu.fgNear frames of an island and none of
+// its window's pauses holds such a run further from the islands (a bed
+// that makes such sounds by itself: a music bed's notes, vinyl's pops,
+// another voice); no classified frame of it is speech (a voice is the
+// faint-voice rule's: crosstalk), no frame a click (a crest of
+// tu.clickCrestDb), not all its frames unvoiced (a pop or a note the
+// network finds clearly not speech), and tu.fgRawMin of its own 10 ms
+// levels stand tu.fgRawDb over the steady bed (not one impulse the 50 ms
+// level smears: a pop).
+func (m *maker) foreground(is []island, bed []float64, ok []bool) []island {
+	tu := m.tu
+	if tu.fgBedDb <= 0 || m.lv0 == nil || m.bg == nil {
+		return nil
+	}
+	np := len(is) + 1
+	// Per pause, the power and number of its frames under its bed +
+	// fgRejectDb, summed over the windows.
+	cum := make([]float64, np+1)
+	cnt := make([]int, np+1)
+	for k := range np {
+		a, b := m.pauseBounds(is, k)
+		a, b = a+tu.edgeGuard, b-tu.edgeGuard
+		s, c := 0.0, 0
+		if ok[k] && b-a >= tu.edgeMinBed {
+			for i := a; i < b; i++ {
+				if m.raw(i) < bed[k]+tu.fgRejectDb {
+					s += m.pw(i)
+					c++
+				}
+			}
+		}
+		cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
+	}
+	steady := make([]float64, np)
+	m.windows(is, func(k, lo, hi int) {
+		steady[k] = bed[k]
+		if c := cnt[hi] - cnt[lo]; c >= tu.edgeMinBed {
+			steady[k] = 10 * math.Log10(max((cum[hi]-cum[lo])/float64(c), 1e-12))
+		}
+	})
+	type run struct{ k, i0, i1 int }
+	var near []run
+	far := make([]int, np+1) // runs far from the islands, cumulated over the pauses
+	for k := range np {
+		far[k+1] = far[k]
+		if !ok[k] {
+			continue
+		}
+		a, b := m.pauseBounds(is, k)
+		thr := max(steady[k]+tu.fgBedDb, m.speech-tu.fgSpeechDb)
+		in := func(j int) bool { return m.bg[j] && float64(m.lv0[j]) >= thr }
+		for i := a; i < b; {
+			i0 := i
+			for i < b && in(i) {
+				i++
+			}
+			if i == i0 {
+				i++
+				continue
+			}
+			// Runs touching an island are its edges (refine).
+			if i-i0 < tu.fgMin || i0 == a && k > 0 || i == b && k < len(is) {
+				continue
+			}
+			if (k == 0 || i0-a > tu.fgNear) && (k == len(is) || b-i > tu.fgNear) {
+				far[k+1]++
+			} else {
+				near = append(near, run{k, i0, i})
+			}
+		}
+	}
+	lone := make([]bool, np)
+	m.windows(is, func(k, lo, hi int) { lone[k] = far[hi] == far[lo] })
+	var out []island
+	for _, r := range near {
+		if lone[r.k] && m.foregroundRun(r.i0, r.i1, steady[r.k]) {
+			out = append(out, island{rs: r.i0, re: r.i1, s: r.i0, e: r.i1, hs: r.i0, he: r.i1, fg: true})
+		}
+	}
+	return out
+}
+
+// foregroundRun reports whether the frames [i0, i1) are a sound of the
+// speaker's over the steady bed level bed (see foreground): no classified
+// frame is speech, none a click, not all unvoiced, tu.fgRawMin at
+// tu.fgRawDb over the bed.
+func (m *maker) foregroundRun(i0, i1 int, bed float64) bool {
+	if m.allUnvoiced(i0, i1) {
+		return false
+	}
+	first := uint8(math.Ceil(1 + 253*voicedScore)) // as in voicedShare
+	over := 0
+	for j := i0; j < i1; j++ {
+		if v := m.env.Voice[j]; v != dsp.VoiceFloor && v != dsp.VoiceLoud && v >= first {
+			return false
+		}
+		if m.tu.clickCrestDb > 0 && len(m.env.PeakDb) > 0 && m.peak(j)-m.raw(j) > m.tu.clickCrestDb {
+			return false
+		}
+		if m.raw(j) >= bed+m.tu.fgRawDb {
+			over++
+		}
+	}
+	return over >= m.tu.fgRawMin
+}
+
+// mergeIslands returns the islands of a and b (each sorted, disjoint from
+// each other) in order.
+func mergeIslands(a, b []island) []island {
+	out := make([]island, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j == len(b) || i < len(a) && a[i].s < b[j].s {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return out
 }
