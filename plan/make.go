@@ -1172,8 +1172,7 @@ func (m *maker) windows(is []island, f func(k, lo, hi int)) {
 // is kept when it lies within tu.fgNear frames of an island and none of
 // its window's pauses holds such a run further from the islands (a bed
 // that makes such sounds by itself: a music bed's notes, vinyl's pops,
-// another voice); no classified frame of it is speech (a voice is the
-// faint-voice rule's: crosstalk), no frame a click (a crest of
+// another voice); no frame of it is a click (a crest of
 // tu.clickCrestDb), not all its frames unvoiced (a pop or a note the
 // network finds clearly not speech), and tu.fgRawMin of its own 10 ms
 // levels stand tu.fgRawDb over the steady bed (not one impulse the 50 ms
@@ -1252,19 +1251,14 @@ func (m *maker) foreground(is []island, bed []float64, ok []bool) []island {
 }
 
 // foregroundRun reports whether the frames [i0, i1) are a sound of the
-// speaker's over the steady bed level bed (see foreground): no classified
-// frame is speech, none a click, not all unvoiced, tu.fgRawMin at
-// tu.fgRawDb over the bed.
+// speaker's over the steady bed level bed (see foreground): no frame is a
+// click, not all are unvoiced, tu.fgRawMin stand tu.fgRawDb over the bed.
 func (m *maker) foregroundRun(i0, i1 int, bed float64) bool {
 	if m.allUnvoiced(i0, i1) {
 		return false
 	}
-	first := uint8(math.Ceil(1 + 253*voicedScore)) // as in voicedShare
 	over := 0
 	for j := i0; j < i1; j++ {
-		if v := m.env.Voice[j]; v != dsp.VoiceFloor && v != dsp.VoiceLoud && v >= first {
-			return false
-		}
 		if m.tu.clickCrestDb > 0 && len(m.env.PeakDb) > 0 && m.peak(j)-m.raw(j) > m.tu.clickCrestDb {
 			return false
 		}
