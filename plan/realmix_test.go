@@ -142,17 +142,21 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 }
 
 // Clipping: the issue's bar is 30 ms per case; mixMaxClipMs is what any
-// case may clip, mixMaxClipCases how many may clip more than 30 ms. No
-// case clips more than 30 ms since foreground sounds over a steady bed
-// are kept (issue 14, round 8, foreground in make.go): before, 8 cases
-// (all picovoice's, at 20-25 dB) clipped 60-120 ms, 680 ms in all: its
-// recording ends in a 60-80 ms low-frequency burst 260 ms after the last
-// word, 12.5-14.5 dB under the speech level, which the voice network
-// scores as no speech (0.01-0.34) or the faint-voice rule takes (loud by
-// level at 25 dB), and the weak end of its last word (0-40 ms of each),
-// which the cut after the burst no longer reaches. The truth counts the
-// burst (it is audible); the issue's goal line (no cut holds audio within
-// 20 dB of the speech level) asks for it to stay too.
+// case may clip, mixMaxClipCases how many may clip more than 30 ms: 1
+// since foreground sounds over a steady bed are kept (issue 14, round 8,
+// foreground in make.go), 8 before, all picovoice's at 20-25 dB (60-120
+// ms each, 680 ms in all): its recording ends in a 60-80 ms low-frequency
+// burst 260 ms after the last word, 12.5-14.5 dB under the speech level,
+// which the voice network scores as no speech (0.01-0.34) or the
+// faint-voice rule takes (loud by level at 25 dB), and the weak end of its
+// last word (0-40 ms of each), which the cut after the burst no longer
+// reaches once the burst is kept. The truth counts the burst (it is
+// audible); the issue's goal line (no cut holds audio within 20 dB of the
+// speech level) asks for it to stay too. Left: picovoice-vinyl-20 (80
+// ms), where only 2 of the burst's 10 ms frames stand 7 dB over the steady
+// bed; at 6 dB it is kept, but so are two voiced sounds of allison's over
+// vinyl at 15 dB that the truth does not count, and its boundary P95 goes
+// over 40 ms.
 // Boundary P95 (the issue's bar, 40 ms, is for 15 dB and over):
 // mixMaxP95BarCases cases at 15 dB or more may exceed it (5 of 138: 8
 // before round 8's rules (the edge levels rise with the wide bed, short
@@ -171,8 +175,8 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // over its own room tone; librispeech over static: a crackle of crest
 // 13.6 dB bridged to; a P95 over 8 edges is their second-worst).
 const (
-	mixMaxClipMs      = 120
-	mixMaxClipCases   = 8
+	mixMaxClipMs      = 80
+	mixMaxClipCases   = 1
 	mixMaxP95Cases    = 18
 	mixMaxP95BarCases = 5
 )
