@@ -105,7 +105,9 @@ const DefaultPresetName = "podcast"
 //
 //   - podcast (the default): cuts pauses of 0.6 s or more down to 250 ms,
 //     so the rhythm of conversation stays natural; a stray noise under
-//     120 ms inside a pause (a click, a mouse, a lip smack) goes with it.
+//     120 ms inside a pause (a click, a mouse, a lip smack) goes with it,
+//     unless it stands out of a steady bed near speech, within 15 dB of
+//     the speech level (a foreground sound: see the package doc).
 //     Normalized to -16 LUFS (the podcast platforms' target).
 //   - youtube: tighter, pauses of 0.35 s or more down to 120 ms, stray
 //     sounds under 150 ms dropped; -14 LUFS.
