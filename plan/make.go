@@ -905,18 +905,10 @@ func (m *maker) beds(is []island) ([]float64, []bool) {
 // neighbours under that.
 func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []float64) {
 	np := len(is) + 1
-	a, b := make([]int, np), make([]int, np)
+	a, b := m.guardedPauses(is)
 	cum := make([]float64, np+1) // cumulated power of the pauses before k
 	cnt := make([]int, np+1)
 	for k := range np {
-		a[k], b[k] = 0, m.n
-		if k > 0 {
-			a[k] = is[k-1].e
-		}
-		if k < len(is) {
-			b[k] = is[k].s
-		}
-		a[k], b[k] = a[k]+m.tu.edgeGuard, b[k]-m.tu.edgeGuard
 		s, c := 0.0, 0
 		if b[k]-a[k] >= m.tu.edgeMinBed {
 			for i := a[k]; i < b[k]; i++ {
@@ -930,18 +922,11 @@ func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []
 	// frames of each pause, and whether there are enough of them.
 	means := func(win int) ([]float64, []bool) {
 		mean, ok := make([]float64, np), make([]bool, np)
-		lo, hi := 0, 0 // pauses [lo, hi) lie within the window of pause k
-		for k := range np {
-			for lo < k && b[lo] < a[k]-win {
-				lo++
-			}
-			for hi < np && a[hi] <= b[k]+win {
-				hi++
-			}
+		pauseWindows(a, b, win, func(k, lo, hi int) {
 			if c := cnt[hi] - cnt[lo]; c >= m.tu.edgeMinBed {
 				mean[k], ok[k] = 10*math.Log10(max((cum[hi]-cum[lo])/float64(c), 1e-12)), true
 			}
-		}
+		})
 		return mean, ok
 	}
 	bed, ok = means(m.tu.edgeBedWin)
@@ -965,18 +950,11 @@ func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []
 		clk[k+1] = clk[k] + c
 	}
 	rate = make([]float64, np)
-	lo, hi := 0, 0
-	for k := range np {
-		for lo < k && b[lo] < a[k]-m.tu.edgeBedWin {
-			lo++
-		}
-		for hi < np && a[hi] <= b[k]+m.tu.edgeBedWin {
-			hi++
-		}
+	pauseWindows(a, b, m.tu.edgeBedWin, func(k, lo, hi int) {
 		if c := cnt[hi] - cnt[lo]; c >= m.tu.edgeMinBed {
 			rate[k] = 100 * float64(clk[hi]-clk[lo]) / float64(c)
 		}
-	}
+	})
 	return bed, wide, ok, rate
 }
 
@@ -1140,22 +1118,28 @@ func (m *maker) pauseBounds(is []island, k int) (int, int) {
 	return a, b
 }
 
-// windows calls f(k, lo, hi) for each pause k around is with the pauses
-// [lo, hi) within tu.edgeBedWin frames of it (bedsClicks' windows).
-func (m *maker) windows(is []island, f func(k, lo, hi int)) {
-	g, w := m.tu.edgeGuard, m.tu.edgeBedWin
+// guardedPauses returns the frames [a[k], b[k]) of each pause k around is
+// (pauseBounds) less tu.edgeGuard frames at both ends: what beds measure.
+func (m *maker) guardedPauses(is []island) (a, b []int) {
+	a, b = make([]int, len(is)+1), make([]int, len(is)+1)
+	for k := range a {
+		a[k], b[k] = m.pauseBounds(is, k)
+		a[k], b[k] = a[k]+m.tu.edgeGuard, b[k]-m.tu.edgeGuard
+	}
+	return a, b
+}
+
+// pauseWindows calls f(k, lo, hi) for each pause k of the guarded bounds
+// a, b (guardedPauses) with the pauses [lo, hi) that lie within win frames
+// of it.
+func pauseWindows(a, b []int, win int, f func(k, lo, hi int)) {
 	lo, hi := 0, 0
-	for k := range len(is) + 1 {
-		a, b := m.pauseBounds(is, k)
-		for ; lo < k; lo++ {
-			if _, bl := m.pauseBounds(is, lo); bl-g >= a+g-w {
-				break
-			}
+	for k := range a {
+		for lo < k && b[lo] < a[k]-win {
+			lo++
 		}
-		for ; hi <= len(is); hi++ {
-			if ah, _ := m.pauseBounds(is, hi); ah+g > b-g+w {
-				break
-			}
+		for hi < len(a) && a[hi] <= b[k]+win {
+			hi++
 		}
 		f(k, lo, hi)
 	}
@@ -1187,9 +1171,9 @@ func (m *maker) foreground(is []island, bed []float64, ok []bool) []island {
 	// fgRejectDb, summed over the windows.
 	cum := make([]float64, np+1)
 	cnt := make([]int, np+1)
+	ga, gb := m.guardedPauses(is)
 	for k := range np {
-		a, b := m.pauseBounds(is, k)
-		a, b = a+tu.edgeGuard, b-tu.edgeGuard
+		a, b := ga[k], gb[k]
 		s, c := 0.0, 0
 		if ok[k] && b-a >= tu.edgeMinBed {
 			for i := a; i < b; i++ {
@@ -1202,7 +1186,7 @@ func (m *maker) foreground(is []island, bed []float64, ok []bool) []island {
 		cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
 	}
 	steady := make([]float64, np)
-	m.windows(is, func(k, lo, hi int) {
+	pauseWindows(ga, gb, tu.edgeBedWin, func(k, lo, hi int) {
 		steady[k] = bed[k]
 		if c := cnt[hi] - cnt[lo]; c >= tu.edgeMinBed {
 			steady[k] = 10 * math.Log10(max((cum[hi]-cum[lo])/float64(c), 1e-12))
@@ -1240,7 +1224,7 @@ func (m *maker) foreground(is []island, bed []float64, ok []bool) []island {
 		}
 	}
 	lone := make([]bool, np)
-	m.windows(is, func(k, lo, hi int) { lone[k] = far[hi] == far[lo] })
+	pauseWindows(ga, gb, tu.edgeBedWin, func(k, lo, hi int) { lone[k] = far[hi] == far[lo] })
 	var out []island
 	for _, r := range near {
 		if lone[r.k] && m.foregroundRun(r.i0, r.i1, steady[r.k]) {
