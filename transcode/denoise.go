@@ -216,13 +216,11 @@ func (d *denoiser) hop() {
 		for b := 0; b <= n/2; b++ {
 			p := d.re[b]*d.re[b] + d.im[b]*d.im[b]
 			g := 1.0
-			if p > 0 {
+			switch {
+			case d.noise[b] > 0 && (p == 0 || b < d.subBass):
+				g = 0
+			case p > 0:
 				g = math.Sqrt(max(0, 1-denoiseAlpha*d.noise[b]/p))
-			} else if d.noise[b] > 0 {
-				g = 0
-			}
-			if b < d.subBass && d.noise[b] > 0 {
-				g = 0
 			}
 			d.g[b] = max(g, d.gmin)
 		}
