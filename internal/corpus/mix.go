@@ -569,8 +569,10 @@ const (
 func dropClicks(runs []Interval) []Interval {
 	var out []Interval
 	for i, r := range runs {
-		before := i == 0 || r.Start-runs[i-1].End >= clickGapSec
-		after := i == len(runs)-1 || runs[i+1].Start-r.End >= clickGapSec
+		// Frame times are multiples of 10 ms in floating point: a gap of
+		// exactly clickGapSec may come out a hair under it (2.09 - 1.99).
+		before := i == 0 || r.Start-runs[i-1].End >= clickGapSec-1e-9
+		after := i == len(runs)-1 || runs[i+1].Start-r.End >= clickGapSec-1e-9
 		if r.Len() < clickMaxSec-1e-9 && before && after {
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func recordings(tb testing.TB) *Mixer {
@@ -66,5 +68,29 @@ func TestScoreMix(t *testing.T) {
 	s = ScoreMix(tr, []Interval{{Start: 2.9, End: 5.1}}, 0.6, 250)
 	if s.ClippedMs < 199.999 || s.ClippedMs > 200.001 {
 		t.Errorf("clipped %v ms, want 200", s.ClippedMs)
+	}
+}
+
+// TestDropClicks checks the click rule on runs as runsOver makes them (frame
+// times computed as index x 10 ms), including gaps of exactly 100 ms that
+// floating point puts a hair under it.
+func TestDropClicks(t *testing.T) {
+	fr := func(a, b int) Interval {
+		return Interval{Start: float64(a) * truthFrameSec, End: float64(b) * truthFrameSec}
+	}
+	for _, c := range []struct {
+		name string
+		in   []Interval
+		want []Interval
+	}{
+		{"lone 20 ms run 100 ms after speech", []Interval{fr(136, 199), fr(209, 211), fr(329, 365)}, []Interval{fr(136, 199), fr(329, 365)}},
+		{"20 ms run 90 ms after speech", []Interval{fr(136, 199), fr(208, 210), fr(329, 365)}, []Interval{fr(136, 199), fr(208, 210), fr(329, 365)}},
+		{"40 ms run stays", []Interval{fr(136, 199), fr(209, 213)}, []Interval{fr(136, 199), fr(209, 213)}},
+		{"30 ms run alone", []Interval{fr(10, 13)}, nil},
+		{"30 ms run 90 ms before speech", []Interval{fr(10, 13), fr(22, 40)}, []Interval{fr(10, 13), fr(22, 40)}},
+	} {
+		if d := cmp.Diff(c.want, dropClicks(c.in)); d != "" {
+			t.Errorf("%s: (-want +got)\n%s", c.name, d)
+		}
 	}
 }
