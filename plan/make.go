@@ -1037,7 +1037,7 @@ func (m *maker) refine(is []island) []island {
 	bed, wide, okb, clk := m.bedsClicks(is)
 	if fg := m.foreground(is, bed, okb); len(fg) > 0 {
 		is = mergeIslands(is, fg)
-		bed, wide, okb, clk = m.bedsClicks(is)
+		bed, wide, okb, clk = spreadBeds(is, bed, wide, okb, clk)
 	}
 	voiced := len(m.env.Voice) == m.n && m.voicedShare() >= m.tu.edgeVoicedShare
 	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && voiced
@@ -1251,6 +1251,27 @@ func (m *maker) foregroundRun(i0, i1 int, bed float64) bool {
 		}
 	}
 	return over >= m.tu.fgRawMin
+}
+
+// spreadBeds returns the beds, wide beds, flags and burst rates of the
+// pauses between the islands is, from those measured per pause before
+// is's foreground islands were merged in: a pause a foreground sound
+// splits keeps its bed on both sides. The sound is no edge of the bed's
+// measurement: measured again, the halves' frames next to it fall out
+// of the bed (guardedPauses) and halves shorter than a bed's minimum
+// drop out of it altogether, so one kept breath moved the edges of
+// pauses up to 10 s away.
+func spreadBeds(is []island, bed, wide []float64, ok []bool, rate []float64) ([]float64, []float64, []bool, []float64) {
+	np := len(is) + 1
+	b, w, o, r := make([]float64, np), make([]float64, np), make([]bool, np), make([]float64, np)
+	old := 0
+	for k := range np {
+		b[k], w[k], o[k], r[k] = bed[old], wide[old], ok[old], rate[old]
+		if k < len(is) && !is[k].fg {
+			old++
+		}
+	}
+	return b, w, o, r
 }
 
 // mergeIslands returns the islands of a and b (each sorted, disjoint from
