@@ -1006,6 +1006,35 @@ func (m *maker) closedAnchor(a, first int, r edgeRule) int {
 	}
 }
 
+// apartAnchor moves the anchor a of an island's start inward (towards
+// last) past each run of frames at r's burst level that stands apart from
+// the rest: more than tu.edgeOnsetGap frames under the burst level follow
+// it (more than the onset bridges, see follow), and it peaks more than the
+// faint-voice depth (Params.FaintVoiceDb; 0: off) under the speech level.
+// Such a run is a sound of its own just before the word (a note of a music
+// bed, a faint other voice), not the word's onset: follow would not have
+// reached it from the word, and a sound that faint counts as pause where
+// the preset asks for it.
+func (m *maker) apartAnchor(a, last int, r edgeRule) int {
+	if m.faint <= 0 {
+		return a
+	}
+	for {
+		peak, b := math.Inf(-1), a
+		for ; b <= last && m.raw(b) >= r.burst; b++ {
+			peak = max(peak, m.raw(b))
+		}
+		g := b
+		for g <= last && m.raw(g) < r.burst {
+			g++
+		}
+		if g > last || g-b <= m.tu.edgeOnsetGap || peak > m.speech-m.faint {
+			return a
+		}
+		a = g
+	}
+}
+
 // refine places each island's edges by the audible rule, measured against
 // the bed of the pause they face (bedsClicks): the corpora count speech as
 // audible where it stands 6 dB over the bed, so the mix (speech and bed)
@@ -1074,7 +1103,7 @@ func (m *maker) refine(is []island) []island {
 		if okb[k] {
 			r := m.edgeRule(bed[k], wide[k])
 			clicky := clk[k] > m.tu.edgeClickRate
-			a := m.anchor(x, 1, r, clicky)
+			a := m.apartAnchor(m.anchor(x, 1, r, clicky), x.re-1, r)
 			x.s = m.follow(a, -1, lo, m.tu.edgeOnsetGap, m.tu.edgeMaxOnset, r, clicky)
 		}
 		if x.e <= x.s {

@@ -3,6 +3,7 @@ package plan
 import (
 	"testing"
 
+	"github.com/autocut-dev/autocut/dsp"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -34,5 +35,49 @@ func TestSpreadBeds(t *testing.T) {
 	b, _, _, _ = spreadBeds(is, bed, wide, ok, rate)
 	if d := cmp.Diff([]float64{-60, -60, -60, -50, -50, -40}, b); d != "" {
 		t.Errorf("beds, three sounds (-want +got)\n%s", d)
+	}
+}
+
+// TestApartAnchor checks that a start anchor moves in past a run of
+// bursts that stands apart from the word (more than the onset bridge under
+// the burst level after it) and peaks more than the faint-voice depth under
+// the speech level, and only then.
+func TestApartAnchor(t *testing.T) {
+	const (
+		bed    = -50.0
+		speech = -20.0
+	)
+	r := edgeRule{burst: bed + 7}
+	// lv builds frame levels from runs of (count, level).
+	lv := func(runs ...float64) []float32 {
+		var out []float32
+		for i := 0; i < len(runs); i += 2 {
+			for range int(runs[i]) {
+				out = append(out, float32(runs[i+1]))
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		lv    []float32
+		faint float64
+		want  int
+	}{
+		{"a note 12 frames before the word", lv(5, -41, 12, -47, 10, -20), 15, 17},
+		{"a loud sound before the word is speech", lv(5, -30, 12, -47, 10, -20), 15, 0},
+		{"a gap the onset bridges", lv(5, -41, 2, -47, 10, -20), 15, 0},
+		{"a gap one frame over the bridge", lv(5, -41, 3, -47, 10, -20), 15, 8},
+		{"no faint-voice depth: off", lv(5, -41, 12, -47, 10, -20), 0, 0},
+		{"two faint sounds", lv(3, -42, 5, -48, 2, -40, 6, -46, 10, -20), 15, 16},
+		{"nothing after the run", lv(5, -41, 12, -47), 15, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: tc.lv}, n: len(tc.lv), speech: speech, faint: tc.faint, tu: defaultTuning, tb: newDBTable()}
+			if got := m.apartAnchor(0, m.n-1, r); got != tc.want {
+				t.Errorf("anchor %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

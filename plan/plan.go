@@ -81,7 +81,22 @@
 // anchored 60-110 ms past the speech). Measured: boundary P95 over 40 ms
 // in 8 of the 138 mixes at 15 dB or more (9 without the rule), removal up
 // in every bed; 1-3 dB give the same counts, 4 dB 10 cases, the rule on
-// onsets too 9-10, and either half alone (bridge or anchor) 9. So an edge
+// onsets too 9-10, and either half alone (bridge or anchor) 9. Before the
+// speech, the start's anchor moves in past a run of frames at 7 dB that
+// stands apart from the word: more than the 20 ms the onset bridges
+// follow it under 7 dB, and it peaks more than the faint-voice depth
+// (Params.FaintVoiceDb: 15 dB in the podcast and interview presets; off
+// without it) under the speech level. Such a run is a sound of its own
+// before the word (a note of a music bed, a faint other voice) that the
+// edge would not have reached from the word. Allison over music at 25 dB
+// had kept a note 180 ms before a word as its onset (now 20 ms; P95 60 ->
+// 40 ms); four more edges 40-70 ms off moved to 0-10 ms (june over vinyl
+// at 25 and 35 dB, allison next to crosstalk at 20 dB), no edge got
+// worse: boundary P95 over 40 ms 17 / 4 -> 16 / 3 (interview preset: 3
+// edges better, none worse). A depth of 10-12 dB fixes 1-3 more edges and
+// harms none; 6 dB moves real onsets in (18 / 5), none at all cuts words
+// (19 mixes clip); a gap of 30 ms gives the same, 50-90 ms only the
+// music edge. So an edge
 // moves in where the island held bed that stands out of the floor but not
 // of the bed (a noisy or crackling pause, music after the last word), and
 // out over a release the smoothing hid; where it moves in, minSilence

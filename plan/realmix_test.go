@@ -158,8 +158,10 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // vinyl at 15 dB that the truth does not count, and its boundary P95 goes
 // over 40 ms.
 // Boundary P95 (the bar, 40 ms, is for 15 dB and over):
-// mixMaxP95BarCases cases at 15 dB or more may exceed it (4 of 138; 5
-// before the truth's click rule measured its 100 ms gap with a tolerance
+// mixMaxP95BarCases cases at 15 dB or more may exceed it (3 of 138; 4
+// before a start's anchor moved in past a faint sound standing apart
+// from the word (apartAnchor: allison over music at 25 dB kept a note 180
+// ms before a word as its onset); 5 before the truth's click rule measured its 100 ms gap with a tolerance
 // (jfk at 15 dB ended in a 20 ms tongue click exactly 100 ms after its
 // word, counted as speech: the edge was 100 ms early by that truth); 8
 // before round 8's rules (the edge levels rise with the wide bed, short
@@ -169,8 +171,8 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // islands were dropped, 11 before edges stopped at
 // frames the network finds clearly not speech, 19 before the edges' 7 dB
 // decay and click rules, 32 before round 3), and mixMaxP95Cases cases at
-// any ratio (17 of 168, were 18, 20, 22, 23, 24, 25, 34 and 47). What is
-// left at 15 dB or more: allison over music at 15-25 dB (a note just
+// any ratio (16 of 168, were 17, 18, 20, 22, 23, 24, 25, 34 and 47). What is
+// left at 15 dB or more: allison over music at 15-20 dB (a note just
 // before a word's onset or after its end, scored as speech by the
 // network, and tails the truth judges against the whole case's music
 // level, 3-5 dB over the pauses' bed there), and a single edge of
@@ -179,8 +181,8 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 const (
 	mixMaxClipMs      = 80
 	mixMaxClipCases   = 1
-	mixMaxP95Cases    = 17
-	mixMaxP95BarCases = 4
+	mixMaxP95Cases    = 16
+	mixMaxP95BarCases = 3
 )
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
