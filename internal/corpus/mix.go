@@ -40,6 +40,11 @@ const (
 	BedMusic     Bed = "music"     // the three music recordings, one after the other
 	BedStatic    Bed = "static"    // radio static: 300-3400 Hz noise, fading, with crackles
 	BedCrosstalk Bed = "crosstalk" // another real speaker (the other asterisk voice)
+	// BedRadio is the static bed with the whole mix through a receiver's
+	// automatic gain control (see agcGains): the static comes up by as
+	// much as agcMaxDb in pauses. Not in MixBeds: RadioCases lists its
+	// cases.
+	BedRadio Bed = "radio"
 )
 
 // MixBeds lists the beds in the order the tables show them.
@@ -91,6 +96,23 @@ func MixCases() []MixCase {
 					Seed: uint64(1000*i + 10*j),
 				})
 			}
+		}
+	}
+	return out
+}
+
+// RadioCases returns the radio cases: every speech recording over the
+// static bed, the mix through a receiver's gain control, at every ratio of
+// MixSNRs (the ratio is the one before the gain control).
+func RadioCases() []MixCase {
+	var out []MixCase
+	for i, sp := range MixSpeech() {
+		for _, snr := range MixSNRs(BedRadio) {
+			out = append(out, MixCase{
+				Name:   fmt.Sprintf("%s-%s-%g", MixSpeaker(sp), BedRadio, snr),
+				Speech: sp, Bed: BedRadio, SNRDb: snr,
+				Seed: uint64(1000*i + 70),
+			})
 		}
 	}
 	return out
@@ -235,32 +257,132 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	bedRMSDb := db10(bsq / float64(n))
 	bedGain := math.Pow(10, (target-c.SNRDb-bedRMSDb)/20)
 
+	// The radio bed: the whole mix through the receiver's gain control,
+	// agc[i] the gain (dB) of sample i, agcF[f] of frame f.
+	var agc []float32
+	var agcF []float64
+	if c.Bed == BedRadio {
+		pre := make([]float32, n)
+		for i := range n {
+			pre[i] = float32(float64(clean[i])*gain + float64(bed[i])*bedGain)
+		}
+		agcF = agcGains(pre, target)
+		agc = agcSamples(agcF, n)
+	}
+	at := func(i int) float64 {
+		if agc == nil {
+			return 1
+		}
+		return math.Pow(10, float64(agc[i])/20)
+	}
+
 	// A bed with a high crest (crackles) may peak over full scale: then the
 	// whole mix goes down, speech and bed together.
 	mpeak := 0.0
 	for i := range n {
-		mpeak = max(mpeak, math.Abs(float64(clean[i])*gain+float64(bed[i])*bedGain))
+		mpeak = max(mpeak, math.Abs((float64(clean[i])*gain+float64(bed[i])*bedGain)*at(i)))
 	}
 	if mpeak > 0.9 {
 		down := 0.9 / mpeak
 		gain, bedGain, target = gain*down, bedGain*down, target+20*math.Log10(down)
 	}
 	mix := make([]float32, n)
+	var bsq2 float64 // the bed's power after the gain control
 	for i := range mix {
-		v := float64(clean[i])*gain + float64(bed[i])*bedGain
+		a := at(i)
+		v := (float64(clean[i])*gain + float64(bed[i])*bedGain) * a
+		b := float64(bed[i]) * bedGain * a
+		bsq2 += b * b
 		mix[i] = float32(max(-32768, min(32767, math.Round(v*32768+r.Float64()-r.Float64()))) / 32768)
 	}
 	g := 20 * math.Log10(gain)
+	bedDb := target - c.SNRDb
+	if agc != nil {
+		bedDb = db10(bsq2 / float64(n))
+	}
 	tr := MixTruth{
 		Name:      c.Name,
 		Duration:  float64(n) / MixRate,
 		SpeechDb:  target,
-		BedDb:     target - c.SNRDb,
-		AudibleDb: max(thr+g, target-c.SNRDb+truthFloorMarginDb),
+		BedDb:     bedDb,
+		AudibleDb: max(thr+g, bedDb+truthFloorMarginDb),
 	}
-	tr.Speech = dropClicks(runsOver(ms20, tr.AudibleDb-g, n))
+	if agc == nil {
+		tr.Speech = dropClicks(runsOver(ms20, tr.AudibleDb-g, n))
+	} else {
+		// The speech's own rule moves with the gain; the bed's is its RMS
+		// after the gain control, as for every bed: per frame, the clean
+		// speech's 20 ms level is compared in the clean recording's scale.
+		rel := make([]float64, len(ms20))
+		for f, v := range ms20 {
+			a := 0.0
+			if f < len(agcF) {
+				a = agcF[f]
+			}
+			rel[f] = v / math.Pow(10, max(thr, bedDb+truthFloorMarginDb-g-a)/10)
+		}
+		tr.Speech = dropClicks(runsOver(rel, 0, n))
+	}
 
 	return &Mixed{Samples: mix, Truth: tr}, nil
+}
+
+// The receiver's automatic gain control of the radio bed: it raises the
+// programme where it falls under the speech's active level, so in a pause
+// it brings the static up, by at most agcMaxDb, over agcReleaseSec (a
+// receiver's slow AGC: the noise "breathes" up between words), and takes
+// it back down to no gain within agcAttackSec when speech comes back. The level it follows is the mix's
+// 10 ms RMS with an instant rise and a agcHoldSec fall (so that it does
+// not pump inside a word).
+const (
+	agcMaxDb      = 10.0
+	agcReleaseSec = 0.5
+	agcAttackSec  = 0.02
+	agcHoldSec    = 0.3
+)
+
+// agcGains returns the gain control's gain (dB) for each 10 ms frame of x,
+// holding the level targetDb.
+func agcGains(x []float32, targetDb float64) []float64 {
+	fl := MixRate / 100
+	nf := (len(x) + fl - 1) / fl
+	ms := frameMS(x, fl, nf)
+	out := make([]float64, nf)
+	env, cur := math.Inf(-1), 0.0
+	fall := 1 - math.Exp(-truthFrameSec/agcHoldSec)
+	for f, v := range ms {
+		l := db10(v)
+		if l > env || math.IsInf(env, -1) {
+			env = l
+		} else {
+			env += (l - env) * fall
+		}
+		want := min(max(targetDb-env, 0), agcMaxDb)
+		tau := agcReleaseSec
+		if want < cur {
+			tau = agcAttackSec
+		}
+		cur += (want - cur) * (1 - math.Exp(-truthFrameSec/tau))
+		out[f] = cur
+	}
+	return out
+}
+
+// agcSamples spreads the frame gains over n samples, each frame's gain
+// reached at its start and interpolated linearly to the next.
+func agcSamples(gf []float64, n int) []float32 {
+	fl := MixRate / 100
+	out := make([]float32, n)
+	for i := range out {
+		f := i / fl
+		v := gf[f]
+		if f+1 < len(gf) {
+			w := float64(i%fl) / float64(fl)
+			v = v*(1-w) + gf[f+1]*w
+		}
+		out[i] = float32(v)
+	}
+	return out
 }
 
 // Pause stretching: the recordings' own pauses are mostly under 0.6 s
@@ -375,7 +497,7 @@ func (m *Mixer) bed(ctx context.Context, c MixCase, n int, r *rand.Rand) ([]floa
 		return loopTo(x, n, r), err
 	case BedHum:
 		return hum(n, c.Seed, r), nil
-	case BedStatic:
+	case BedStatic, BedRadio:
 		return static(n, r), nil
 	}
 	return nil, fmt.Errorf("corpus: unknown bed %q", c.Bed)

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -92,5 +93,60 @@ func TestDropClicks(t *testing.T) {
 		if d := cmp.Diff(c.want, dropClicks(c.in)); d != "" {
 			t.Errorf("%s: (-want +got)\n%s", c.name, d)
 		}
+	}
+}
+
+// TestAGCGains checks the radio bed's gain control on a tone at the target
+// level, 4 s of silence and the tone again: no gain on the tone, the gain
+// rising over the release time in the silence up to agcMaxDb, and falling
+// back within 100 ms when the tone returns.
+func TestAGCGains(t *testing.T) {
+	const target = -20.0
+	x := make([]float32, 6*MixRate)
+	amp := math.Sqrt2 * math.Pow(10, target/20)
+	for i := range x {
+		if i < MixRate || i >= 5*MixRate {
+			x[i] = float32(amp * math.Sin(2*math.Pi*440*float64(i)/MixRate))
+		}
+	}
+	g := agcGains(x, target)
+	at := func(sec float64) float64 { return g[int(math.Round(sec*100))] }
+	for _, c := range []struct {
+		sec, lo, hi float64
+	}{
+		{0.5, -0.1, 0.1},               // the tone at the target: no gain
+		{1 + agcReleaseSec, 5.5, 7},    // one release time into the silence: 1 - 1/e of the way
+		{4.95, agcMaxDb - 1, agcMaxDb}, // nearly all the way, never more
+		{5.1, -0.1, 1},                 // the tone back: down within 100 ms
+		{5.9, -0.1, 0.1},
+	} {
+		if v := at(c.sec); v < c.lo || v > c.hi {
+			t.Errorf("gain at %.2f s %.2f dB, want %.1f to %.1f", c.sec, v, c.lo, c.hi)
+		}
+	}
+}
+
+// TestRadioTruth checks a radio case: the gain control brings the static
+// up (the bed's RMS after it lies 0-10 dB over the ratio's), and the
+// truth's speech is sorted and inside the case.
+func TestRadioTruth(t *testing.T) {
+	m := recordings(t)
+	for _, c := range RadioCases()[:5] {
+		x, err := m.Mix(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := x.Truth
+		if up := tr.BedDb - (tr.SpeechDb - c.SNRDb); up <= 0 || up > agcMaxDb {
+			t.Errorf("%s: bed %.1f dBFS, %.1f dB over the ratio's, want 0-%g", c.Name, tr.BedDb, up, agcMaxDb)
+		}
+		pos := 0.0
+		for _, s := range tr.Speech {
+			if s.Start < pos || s.End <= s.Start || s.End > tr.Duration+1e-9 {
+				t.Fatalf("%s: speech %v out of order or range", c.Name, s)
+			}
+			pos = s.End
+		}
+		t.Logf("%s: bed %.1f dBFS (%.1f dB up), %d runs", c.Name, tr.BedDb, tr.BedDb-(tr.SpeechDb-c.SNRDb), len(tr.Speech))
 	}
 }
