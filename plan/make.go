@@ -198,6 +198,9 @@ type tuning struct {
 	// frame at the burst level of the beds on both sides (next to a
 	// crackling bed: but clicks) is no speech (refine; 0: off).
 	edgeQuietIsland int
+	// edgeQuietNear: frames on each side of such an island whose level
+	// caps the beds it is judged by (aroundLevel).
+	edgeQuietNear int
 	// Foreground sounds over a steady bed (foreground; fgBedDb 0: off):
 	// a run of at least fgMin frames the voice classification put in the
 	// background, within fgNear frames of an island, whose 50 ms level
@@ -215,7 +218,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 14, edgeClickRate: 0.5, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
-	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30,
+	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30, edgeQuietNear: 20,
 	edgeWideWin: 3000, edgeWideMaxDb: 2,
 	fgBedDb: 9, fgSpeechDb: 15, fgRejectDb: 8, fgRawDb: 7, fgMin: 4, fgNear: 60, fgRawMin: 3}
 
@@ -1075,24 +1078,25 @@ func (m *maker) refine(is []island) []island {
 		if dropUnvoiced && x.re-x.rs <= m.tu.edgeVoiceIsland && m.allUnvoiced(x.rs, x.re) {
 			continue
 		}
-		// A short raw island with no frame at the burst level (by the
-		// rules of the pauses on both sides) is bed standing out of the
-		// floor, no audible speech: next to a crackling bed (but clicks),
-		// or in an input the network hears speech in (another voice's
-		// syllable; in music, a quiet passage is the programme).
-		if x.re-x.rs <= m.tu.edgeQuietIsland && okb[k] && okb[k+1] {
-			clicky := clk[k] > m.tu.edgeClickRate || clk[k+1] > m.tu.edgeClickRate
-			if (clicky || voiced) && m.inaudible(x, m.edgeRule(bed[k], wide[k]), clicky) &&
-				m.inaudible(x, m.edgeRule(bed[k+1], wide[k+1]), clicky) {
-				continue
-			}
-		}
 		lo, hi := -1, m.n
 		if k > 0 {
 			lo = is[k-1].re - 1
 		}
 		if k+1 < len(is) {
 			hi = is[k+1].rs
+		}
+		// A short raw island with no frame at the burst level (by the
+		// rules of the pauses on both sides, each bed no higher than the
+		// level right around the island: aroundLevel) is bed standing out
+		// of the floor, no audible speech: next to a crackling bed (but
+		// clicks), or in an input the network hears speech in (another
+		// voice's syllable; in music, a quiet passage is the programme).
+		if x.re-x.rs <= m.tu.edgeQuietIsland && okb[k] && okb[k+1] {
+			clicky := clk[k] > m.tu.edgeClickRate || clk[k+1] > m.tu.edgeClickRate
+			if (clicky || voiced) && m.inaudible(x, m.aroundRule(x, lo+1, hi, bed[k], wide[k]), clicky) &&
+				m.inaudible(x, m.aroundRule(x, lo+1, hi, bed[k+1], wide[k+1]), clicky) {
+				continue
+			}
 		}
 		if okb[k+1] {
 			r := m.edgeRule(bed[k+1], wide[k+1])
@@ -1121,6 +1125,41 @@ func (m *maker) refine(is []island) []island {
 		out = append(out, x)
 	}
 	return out
+}
+
+// aroundRule is the edge rule of a pause of bed bed and wide bed wide for
+// the test of the short island x, whose neighbouring islands end at prev
+// and start at next: the bed is lowered to the level right around x
+// (aroundLevel) where that lies under it, and the wide bed with it. A
+// pause's bed is its mean level, and where the bed rises over a pause (a
+// receiver's gain control bringing the static up) that mean stands over
+// the stretch next to a word: a quiet word there must not be taken for
+// the bed.
+func (m *maker) aroundRule(x island, prev, next int, bed, wide float64) edgeRule {
+	if l, ok := m.aroundLevel(x, prev, next); ok && l < bed {
+		wide, bed = wide-(bed-l), l
+	}
+	return m.edgeRule(bed, wide)
+}
+
+// aroundLevel returns the mean level of the frames within tu.edgeQuietNear
+// frames of the raw island x on either side, less tu.edgeGuard next to it,
+// between prev (the previous island's end) and next (the next one's
+// start), and whether there are tu.edgeMinBed of them.
+func (m *maker) aroundLevel(x island, prev, next int) (float64, bool) {
+	s, c := 0.0, 0
+	for i := max(prev, x.rs-m.tu.edgeGuard-m.tu.edgeQuietNear); i < x.rs-m.tu.edgeGuard; i++ {
+		s += m.pw(i)
+		c++
+	}
+	for i := x.re + m.tu.edgeGuard; i < min(next, x.re+m.tu.edgeGuard+m.tu.edgeQuietNear); i++ {
+		s += m.pw(i)
+		c++
+	}
+	if c < m.tu.edgeMinBed {
+		return 0, false
+	}
+	return 10 * math.Log10(max(s/float64(c), 1e-12)), true
 }
 
 // inaudible reports whether no frame of the raw island x stands at r's

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -79,5 +80,39 @@ func TestApartAnchor(t *testing.T) {
 				t.Errorf("anchor %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAroundLevel checks the level right around a short island (the frames
+// within edgeQuietNear on each side, less edgeGuard, between its
+// neighbours) and that a pause's bed is lowered to it, never raised.
+func TestAroundLevel(t *testing.T) {
+	lv := make([]float32, 100)
+	for i := range lv {
+		switch {
+		case i < 45:
+			lv[i] = -60
+		case i < 50:
+			lv[i] = -30 // the island [45, 50)
+		default:
+			lv[i] = -40
+		}
+	}
+	m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: lv}, n: len(lv), speech: -20, audible: -100, tu: defaultTuning, tb: newDBTable()}
+	x := island{rs: 45, re: 50}
+	// 20 frames at -60 before (22-41), 20 at -40 after (53-72).
+	want := 10 * math.Log10((math.Pow(10, -6)+math.Pow(10, -4))/2)
+	if l, ok := m.aroundLevel(x, 0, 100); !ok || math.Abs(l-want) > 0.01 {
+		t.Errorf("around level %.2f (%v), want %.2f", l, ok, want)
+	}
+	// Neighbours close by: 5 frames before (37-41), 2 after (53-54).
+	if l, ok := m.aroundLevel(x, 37, 55); ok {
+		t.Errorf("around level %.2f from 7 frames, want none", l)
+	}
+	if got, wantB := m.aroundRule(x, 0, 100, -35, -35).burst, m.edgeRule(want, want).burst; math.Abs(got-wantB) > 1e-9 {
+		t.Errorf("burst %.2f over a bed above the level around, want %.2f", got, wantB)
+	}
+	if got, wantB := m.aroundRule(x, 0, 100, -50, -49).burst, m.edgeRule(-50, -49).burst; math.Abs(got-wantB) > 1e-9 {
+		t.Errorf("burst %.2f over a bed under the level around, want %.2f (unchanged)", got, wantB)
 	}
 }
