@@ -757,13 +757,22 @@ func (m *maker) pair(i, j int) float64 {
 
 // click reports whether frame j is a click of the bed rather than speech
 // (a crackle of vinyl or static: a 1-3 ms impulse): its sample peak stands
-// tu.clickCrestDb or more over its RMS level and both its neighbours are
-// under the burst level of r (a stop's release next to its word is not).
+// tu.clickCrestDb or more over its RMS level and, on each side, its
+// neighbour is under the burst level of r or is such a frame too with the
+// frame beyond it under that level (a crackle that straddles two 10 ms
+// frames); a stop's release next to its word is not.
 func (m *maker) click(j int, r edgeRule) bool {
-	if m.tu.clickCrestDb <= 0 || len(m.env.PeakDb) == 0 || m.peak(j)-m.raw(j) < m.tu.clickCrestDb {
+	if !m.crest(j) {
 		return false
 	}
-	return (j == 0 || m.raw(j-1) < r.burst) && (j+1 >= m.n || m.raw(j+1) < r.burst)
+	under := func(i int) bool { return i < 0 || i >= m.n || m.raw(i) < r.burst }
+	return (under(j-1) || m.crest(j-1) && under(j-2)) && (under(j+1) || m.crest(j+1) && under(j+2))
+}
+
+// crest reports whether frame j's sample peak stands tu.clickCrestDb or
+// more over its RMS level (false with no peaks or the rule off).
+func (m *maker) crest(j int) bool {
+	return m.tu.clickCrestDb > 0 && len(m.env.PeakDb) > 0 && j >= 0 && j < m.n && m.peak(j)-m.raw(j) >= m.tu.clickCrestDb
 }
 
 // unvoiced reports whether frame j is one the voice network classified as

@@ -116,3 +116,41 @@ func TestAroundLevel(t *testing.T) {
 		t.Errorf("burst %.2f over a bed under the level around, want %.2f (unchanged)", got, wantB)
 	}
 }
+
+// TestClick checks which frames are a crackle's: a frame whose peak stands
+// 14 dB over its level with, on each side, a frame under the burst level or
+// a second such frame (a crackle across two frames) and then one under it.
+func TestClick(t *testing.T) {
+	const (
+		bed  = -60.0
+		loud = -40.0 // over the burst level (bed + 7)
+	)
+	r := edgeRule{burst: bed + 7}
+	tests := []struct {
+		name  string
+		lv    []float32 // frame levels; peaks are level + crest
+		crest []float32
+		j     int
+		want  bool
+	}{
+		{"a lone crackle", []float32{-60, loud, -60}, []float32{8, 16, 8}, 1, true},
+		{"a crackle across two frames, first", []float32{-60, loud, loud, -60}, []float32{8, 16, 15, 8}, 1, true},
+		{"a crackle across two frames, second", []float32{-60, loud, loud, -60}, []float32{8, 16, 15, 8}, 2, true},
+		{"a sharp frame next to speech (a release)", []float32{-60, loud, loud, loud}, []float32{8, 16, 7, 7}, 1, false},
+		{"two sharp frames before speech", []float32{-60, loud, loud, loud}, []float32{8, 16, 16, 7}, 1, false},
+		{"a loud frame of no crest", []float32{-60, loud, -60}, []float32{8, 9, 8}, 1, false},
+		{"at the start", []float32{loud, -60}, []float32{16, 8}, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pk := make([]float32, len(tc.lv))
+			for i := range pk {
+				pk[i] = tc.lv[i] + tc.crest[i]
+			}
+			m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: tc.lv, PeakDb: pk}, n: len(tc.lv), tu: defaultTuning, tb: newDBTable()}
+			if got := m.click(tc.j, r); got != tc.want {
+				t.Errorf("click(%d) = %v, want %v", tc.j, got, tc.want)
+			}
+		})
+	}
+}

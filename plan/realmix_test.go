@@ -137,10 +137,10 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedPink:      {10: 94, 15: 96, 20: 97, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
 	corpus.BedMusic:     {10: 82, 15: 94, 20: 95, 25: 96, 35: 97},
-	corpus.BedStatic:    {10: 93, 15: 96, 20: 97, 25: 96, 35: 97},
+	corpus.BedStatic:    {10: 93, 15: 96, 20: 97, 25: 97, 35: 97},
 	corpus.BedCrosstalk: {15: 95, 20: 96, 25: 96},
 	// The radio cases (TestRadioMix), measured when they were added.
-	corpus.BedRadio: {10: 95, 15: 97, 20: 97, 25: 97, 35: 90},
+	corpus.BedRadio: {10: 94, 15: 97, 20: 97, 25: 97, 35: 92},
 }
 
 // Clipping: the bar is 30 ms per case; mixMaxClipMs is what any
@@ -193,7 +193,8 @@ const (
 // it: aroundLevel in make.go); the boundary P95 is over 40 ms in 10 of the
 // 30 cases, 9 of them at 15 dB or more (allison at 15-25 dB 50-100 ms,
 // librispeech at 15-35 dB 60-110 ms, jfk and june at 35 dB 50 ms), and
-// allison at 35 dB removes 84 % of its pause time.
+// allison at 35 dB removes 89 % of its pause time (84 % before two sharp
+// frames in a row counted as a click).
 const (
 	radioMaxClipMs      = 30
 	radioMaxClipCases   = 0
