@@ -1102,9 +1102,12 @@ func (m *maker) refine(is []island) []island {
 		// voice's syllable; in music, a quiet passage is the programme).
 		if x.re-x.rs <= m.tu.edgeQuietIsland && okb[k] && okb[k+1] {
 			clicky := clk[k] > m.tu.edgeClickRate || clk[k+1] > m.tu.edgeClickRate
-			if (clicky || voiced) && m.inaudible(x, m.aroundRule(x, lo+1, hi, bed[k], wide[k]), clicky) &&
-				m.inaudible(x, m.aroundRule(x, lo+1, hi, bed[k+1], wide[k+1]), clicky) {
-				continue
+			if clicky || voiced {
+				l, near := m.aroundLevel(x, lo+1, hi)
+				if m.inaudible(x, m.aroundRule(l, near, bed[k], wide[k]), clicky) &&
+					m.inaudible(x, m.aroundRule(l, near, bed[k+1], wide[k+1]), clicky) {
+					continue
+				}
 			}
 		}
 		if okb[k+1] {
@@ -1137,16 +1140,15 @@ func (m *maker) refine(is []island) []island {
 }
 
 // aroundRule is the edge rule of a pause of bed bed and wide bed wide for
-// the test of the short island x, whose neighbouring islands end at prev
-// and start at next: the bed is lowered to the level right around x
-// (aroundLevel) where that lies under it, and the wide bed with it. A
-// pause's bed is its mean level, and where the bed rises over a pause (a
-// receiver's gain control bringing the static up) that mean stands over
-// the stretch next to a word: a quiet word there must not be taken for
-// the bed.
-func (m *maker) aroundRule(x island, prev, next int, bed, wide float64) edgeRule {
-	if l, ok := m.aroundLevel(x, prev, next); ok && l < bed {
-		wide, bed = wide-(bed-l), l
+// the test of a short island whose surroundings' level is around (when
+// known: aroundLevel): the bed is lowered to that level where it lies
+// under it, and the wide bed with it. A pause's bed is its mean level,
+// and where the bed rises over a pause (a receiver's gain control bringing
+// the static up) that mean stands over the stretch next to a word: a quiet
+// word there must not be taken for the bed.
+func (m *maker) aroundRule(around float64, known bool, bed, wide float64) edgeRule {
+	if known && around < bed {
+		wide, bed = wide-(bed-around), around
 	}
 	return m.edgeRule(bed, wide)
 }

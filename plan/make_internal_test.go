@@ -109,11 +109,15 @@ func TestAroundLevel(t *testing.T) {
 	if l, ok := m.aroundLevel(x, 37, 55); ok {
 		t.Errorf("around level %.2f from 7 frames, want none", l)
 	}
-	if got, wantB := m.aroundRule(x, 0, 100, -35, -35).burst, m.edgeRule(want, want).burst; math.Abs(got-wantB) > 1e-9 {
+	l, ok := m.aroundLevel(x, 0, 100)
+	if got, wantB := m.aroundRule(l, ok, -35, -35).burst, m.edgeRule(want, want).burst; math.Abs(got-wantB) > 1e-9 {
 		t.Errorf("burst %.2f over a bed above the level around, want %.2f", got, wantB)
 	}
-	if got, wantB := m.aroundRule(x, 0, 100, -50, -49).burst, m.edgeRule(-50, -49).burst; math.Abs(got-wantB) > 1e-9 {
+	if got, wantB := m.aroundRule(l, ok, -50, -49).burst, m.edgeRule(-50, -49).burst; math.Abs(got-wantB) > 1e-9 {
 		t.Errorf("burst %.2f over a bed under the level around, want %.2f (unchanged)", got, wantB)
+	}
+	if got, wantB := m.aroundRule(-70, false, -50, -49).burst, m.edgeRule(-50, -49).burst; math.Abs(got-wantB) > 1e-9 {
+		t.Errorf("burst %.2f with no level around, want %.2f (unchanged)", got, wantB)
 	}
 }
 

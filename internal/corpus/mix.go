@@ -258,8 +258,9 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	bedGain := math.Pow(10, (target-c.SNRDb-bedRMSDb)/20)
 
 	// The radio bed: the whole mix through the receiver's gain control,
-	// agc[i] the gain (dB) of sample i, agcF[f] of frame f.
-	var agc []float32
+	// agc[i] the gain (a factor) of sample i, agcF[f] the gain (dB) of
+	// frame f.
+	var agc []float64
 	var agcF []float64
 	if c.Bed == BedRadio {
 		pre := make([]float32, n)
@@ -273,7 +274,7 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 		if agc == nil {
 			return 1
 		}
-		return math.Pow(10, float64(agc[i])/20)
+		return agc[i]
 	}
 
 	// A bed with a high crest (crackles) may peak over full scale: then the
@@ -368,11 +369,12 @@ func agcGains(x []float32, targetDb float64) []float64 {
 	return out
 }
 
-// agcSamples spreads the frame gains over n samples, each frame's gain
-// reached at its start and interpolated linearly to the next.
-func agcSamples(gf []float64, n int) []float32 {
+// agcSamples spreads the frame gains (dB) over n samples as factors, each
+// frame's gain reached at its start and interpolated linearly (in dB) to
+// the next.
+func agcSamples(gf []float64, n int) []float64 {
 	fl := MixRate / 100
-	out := make([]float32, n)
+	out := make([]float64, n)
 	for i := range out {
 		f := i / fl
 		v := gf[f]
@@ -380,7 +382,7 @@ func agcSamples(gf []float64, n int) []float32 {
 			w := float64(i%fl) / float64(fl)
 			v = v*(1-w) + gf[f+1]*w
 		}
-		out[i] = float32(v)
+		out[i] = math.Pow(10, v/20)
 	}
 	return out
 }
