@@ -163,8 +163,8 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // mixMaxP95BarCases cases at 15 dB or more may exceed it (3 of 138; 4
 // before a start's anchor moved in past a faint sound standing apart
 // from the word (apartAnchor: allison over music at 25 dB kept a note 180
-// ms before a word as its onset); 5 before the truth's click rule measured its 100 ms gap with a tolerance
-// (jfk at 15 dB ended in a 20 ms tongue click exactly 100 ms after its
+// ms before a word as its onset); 5 before the truth's click rule
+// measured its 100 ms gap with a tolerance (jfk at 15 dB ended in a 20 ms tongue click exactly 100 ms after its
 // word, counted as speech: the edge was 100 ms early by that truth); 8
 // before round 8's rules (the edge levels rise with the wide bed, short
 // islands with nothing at the burst level are dropped, beds crackle at

@@ -316,11 +316,7 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 		// speech's 20 ms level is compared in the clean recording's scale.
 		rel := make([]float64, len(ms20))
 		for f, v := range ms20 {
-			a := 0.0
-			if f < len(agcF) {
-				a = agcF[f]
-			}
-			rel[f] = v / math.Pow(10, max(thr, bedDb+truthFloorMarginDb-g-a)/10)
+			rel[f] = v / math.Pow(10, max(thr, bedDb+truthFloorMarginDb-g-agcF[f])/10)
 		}
 		tr.Speech = dropClicks(runsOver(rel, 0, n))
 	}
@@ -330,11 +326,11 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 
 // The receiver's automatic gain control of the radio bed: it raises the
 // programme where it falls under the speech's active level, so in a pause
-// it brings the static up, by at most agcMaxDb, over agcReleaseSec (a
-// receiver's slow AGC: the noise "breathes" up between words), and takes
-// it back down to no gain within agcAttackSec when speech comes back. The level it follows is the mix's
-// 10 ms RMS with an instant rise and a agcHoldSec fall (so that it does
-// not pump inside a word).
+// it brings the static up, by at most agcMaxDb, over agcReleaseSec (the
+// noise "breathes" up between words), and takes it back down to no gain
+// within agcAttackSec when speech comes back. The level it follows is the
+// mix's 10 ms RMS with an instant rise and an agcHoldSec fall (so that it
+// does not pump inside a word).
 const (
 	agcMaxDb      = 10.0
 	agcReleaseSec = 0.5
@@ -342,8 +338,8 @@ const (
 	agcHoldSec    = 0.3
 )
 
-// agcGains returns the gain control's gain (dB) for each 10 ms frame of x,
-// holding the level targetDb.
+// agcGains returns the gain control's gain (dB, 0 to agcMaxDb) for each
+// 10 ms frame of x, raising what falls under targetDb towards it.
 func agcGains(x []float32, targetDb float64) []float64 {
 	fl := MixRate / 100
 	nf := (len(x) + fl - 1) / fl
