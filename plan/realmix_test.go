@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -72,6 +73,7 @@ func mixTable(rows []mixRow) string {
 	type agg struct {
 		rem, cut, clip, p95, minPct float64
 		n                           int
+		edges                       []float64
 	}
 	m := map[key]*agg{}
 	var keys []key
@@ -88,6 +90,9 @@ func mixTable(rows []mixRow) string {
 		a.clip = max(a.clip, r.s.ClippedMs)
 		a.p95 = max(a.p95, r.s.BoundaryP95)
 		a.minPct = min(a.minPct, r.s.RemovedPct)
+		for _, e := range r.s.Edges {
+			a.edges = append(a.edges, math.Abs(e))
+		}
 		a.n++
 	}
 	order := map[corpus.Bed]int{}
@@ -101,16 +106,27 @@ func mixTable(rows []mixRow) string {
 		return keys[i].snr < keys[j].snr
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-10s %4s %9s %8s %9s %9s\n", "bed", "snr", "removed%", "worst%", "clip ms", "P95 ms")
+	fmt.Fprintf(&b, "%-10s %4s %9s %8s %9s %9s %9s\n", "bed", "snr", "removed%", "worst%", "clip ms", "P95 ms", "all P95")
 	for _, k := range keys {
 		a := m[k]
 		pct := 100.0
 		if a.rem > 0 {
 			pct = 100 * a.cut / a.rem
 		}
-		fmt.Fprintf(&b, "%-10s %4g %9.1f %8.1f %9.1f %9.1f\n", k.bed, k.snr, pct, a.minPct, a.clip, a.p95)
+		fmt.Fprintf(&b, "%-10s %4g %9.1f %8.1f %9.1f %9.1f %9.1f\n", k.bed, k.snr, pct, a.minPct, a.clip, a.p95, p95(a.edges))
 	}
 	return b.String()
+}
+
+// p95 is the 95th percentile of v (ms), as corpus.ScoreMix takes it; NaN
+// when v is empty.
+func p95(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[int(0.95*float64(len(v)-1))]
 }
 
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
