@@ -216,7 +216,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0,
 	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
-	clickCrestDb: 14, edgeClickRate: 0.5, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
+	clickCrestDb: 13, edgeClickRate: 0.5, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
 	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30, edgeQuietNear: 20,
 	edgeWideWin: 3000, edgeWideMaxDb: 2,

@@ -122,7 +122,7 @@ func TestAroundLevel(t *testing.T) {
 }
 
 // TestClick checks which frames are a crackle's: a frame whose peak stands
-// 14 dB over its level with, on each side, a frame under the burst level or
+// 13 dB over its level with, on each side, a frame under the burst level or
 // a second such frame (a crackle across two frames) and then one under it.
 func TestClick(t *testing.T) {
 	const (
@@ -143,6 +143,8 @@ func TestClick(t *testing.T) {
 		{"a sharp frame next to speech (a release)", []float32{-60, loud, loud, loud}, []float32{8, 16, 7, 7}, 1, false},
 		{"two sharp frames before speech", []float32{-60, loud, loud, loud}, []float32{8, 16, 16, 7}, 1, false},
 		{"a loud frame of no crest", []float32{-60, loud, -60}, []float32{8, 9, 8}, 1, false},
+		{"a crackle of 13.5 dB (librispeech over static)", []float32{-60, loud, -60}, []float32{8, 13.5, 8}, 1, true},
+		{"a frame of 12.5 dB", []float32{-60, loud, -60}, []float32{8, 12.5, 8}, 1, false},
 		{"at the start", []float32{loud, -60}, []float32{16, 8}, 0, true},
 	}
 	for _, tc := range tests {

@@ -132,7 +132,8 @@ func p95(v []float64) float64 {
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
 // together, less 2 points (rounded down): the regression floor the test
 // asserts (where it lies over the issue's bar, the gain is locked too).
-// Measured (issue 14, round 8: vinyl 10/15 dB, music 10/25 dB, static
+// Measured (issue 14, round 9: static 10/15 dB and radio 10 dB raised
+// after crackles of a 13 dB crest were clicks; round 8: vinyl 10/15 dB, music 10/25 dB, static
 // 10/20 dB and crosstalk 20 dB raised after the edge levels rose with the
 // wide bed, short islands with nothing at the burst level were dropped,
 // beds crackled at 0.5 % and the end's anchor moved in past gaps longer
@@ -153,10 +154,10 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedPink:      {10: 94, 15: 96, 20: 97, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
 	corpus.BedMusic:     {10: 82, 15: 94, 20: 95, 25: 96, 35: 97},
-	corpus.BedStatic:    {10: 93, 15: 96, 20: 97, 25: 97, 35: 97},
+	corpus.BedStatic:    {10: 94, 15: 97, 20: 97, 25: 97, 35: 97},
 	corpus.BedCrosstalk: {15: 95, 20: 96, 25: 96},
 	// The radio cases (TestRadioMix), measured when they were added.
-	corpus.BedRadio: {10: 94, 15: 97, 20: 97, 25: 97, 35: 92},
+	corpus.BedRadio: {10: 96, 15: 97, 20: 97, 25: 97, 35: 92},
 }
 
 // Clipping: the issue's bar is 30 ms per case; mixMaxClipMs is what any
@@ -176,7 +177,9 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // vinyl at 15 dB that the truth does not count, and its boundary P95 goes
 // over 40 ms.
 // Boundary P95 (the issue's bar, 40 ms, is for 15 dB and over):
-// mixMaxP95BarCases cases at 15 dB or more may exceed it (3 of 138; 4
+// mixMaxP95BarCases cases at 15 dB or more may exceed it (2 of 138; 3
+// before a click's crest went from 14 to 13 dB (librispeech over static
+// at 25 dB bridged to a crackle of 13.6 dB after a word), 4
 // before a start's anchor moved in past a faint sound standing apart
 // from the word (apartAnchor: allison over music at 25 dB kept a note 180
 // ms before a word as its onset); 5 before the truth's click rule
@@ -189,32 +192,30 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // islands were dropped, 11 before edges stopped at
 // frames the network finds clearly not speech, 19 before the edges' 7 dB
 // decay and click rules, 32 before round 3), and mixMaxP95Cases cases at
-// any ratio (16 of 168, were 17, 18, 20, 22, 23, 24, 25, 34 and 47). What is
+// any ratio (13 of 168, were 16, 17, 18, 20, 22, 23, 24, 25, 34 and 47). What is
 // left at 15 dB or more: allison over music at 15-20 dB (a note just
 // before a word's onset or after its end, scored as speech by the
 // network, and tails the truth judges against the whole case's music
-// level, 3-5 dB over the pauses' bed there), and a single edge of
-// a short recording (librispeech over static: a crackle of crest 13.6 dB
-// bridged to; a P95 over 8 edges is its second-worst).
+// level, 3-5 dB over the pauses' bed there).
 const (
 	mixMaxClipMs      = 80
 	mixMaxClipCases   = 1
-	mixMaxP95Cases    = 16
-	mixMaxP95BarCases = 3
+	mixMaxP95Cases    = 13
+	mixMaxP95BarCases = 2
 )
 
 // The radio cases' floors (TestRadioMix), measured when they were added:
 // no case clips more than 30 ms (june at 10 dB lost a 130 ms word before
 // a short island's audibility was judged against the level right around
-// it: aroundLevel in make.go); the boundary P95 is over 40 ms in 10 of the
-// 30 cases, 9 of them at 15 dB or more (allison at 15-25 dB 50-100 ms,
-// librispeech at 15-35 dB 60-110 ms, jfk and june at 35 dB 50 ms), and
+// it: aroundLevel in make.go); the boundary P95 is over 40 ms in 9 of the
+// 30 cases (10 before a click's crest went from 14 to 13 dB), all at 15
+// dB or more (allison at 15-25 dB 50-100 ms, librispeech at 15-35 dB 60-110 ms, jfk and june at 35 dB 50 ms), and
 // allison at 35 dB removes 89 % of its pause time (84 % before two sharp
 // frames in a row counted as a click).
 const (
 	radioMaxClipMs      = 30
 	radioMaxClipCases   = 0
-	radioMaxP95Cases    = 10
+	radioMaxP95Cases    = 9
 	radioMaxP95BarCases = 9
 )
 
