@@ -158,3 +158,58 @@ func TestVoiceClassifier(t *testing.T) {
 		}
 	}
 }
+
+// TestFainterStretches checks which stretches of speech the faint-voice
+// rule gives to the fainter voice: those peaking under the limit, but for
+// a quiet word of 100 ms to 1 s, no fainter than the depth, with a level at
+// the limit within 300 ms on both sides.
+func TestFainterStretches(t *testing.T) {
+	const (
+		limit   = -36.0
+		deepest = -41.0
+		floor   = -60 // local floor; runs stand 8 dB over it
+		loud    = -26
+		quiet   = -40
+		gap     = -70 // under the floor + 8: no speech
+	)
+	type seg struct {
+		frames int
+		lv     float32
+	}
+	tests := []struct {
+		name  string
+		segs  []seg
+		other []bool // per segment: the fainter voice's
+	}{
+		{"a quiet word between words", []seg{{40, loud}, {10, gap}, {30, quiet}, {20, gap}, {40, loud}}, []bool{false, false, false, false, false}},
+		{"gaps of 290 ms", []seg{{40, loud}, {29, gap}, {30, quiet}, {29, gap}, {40, loud}}, []bool{false, false, false, false, false}},
+		{"a gap of 300 ms after", []seg{{40, loud}, {10, gap}, {30, quiet}, {30, gap}, {40, loud}}, []bool{false, false, true, false, false}},
+		{"no speech after", []seg{{40, loud}, {10, gap}, {30, quiet}, {50, gap}}, []bool{false, false, true, false}},
+		{"too short (a click)", []seg{{40, loud}, {10, gap}, {9, quiet}, {10, gap}, {40, loud}}, []bool{false, false, true, false, false}},
+		{"too long (another voice's phrase)", []seg{{40, loud}, {10, gap}, {101, quiet}, {10, gap}, {40, loud}}, []bool{false, false, true, false, false}},
+		{"deeper than the depth", []seg{{40, loud}, {10, gap}, {30, deepest - 1}, {10, gap}, {40, loud}}, []bool{false, false, true, false, false}},
+		{"between fainter stretches", []seg{{40, quiet}, {10, gap}, {30, quiet}, {10, gap}, {40, quiet}}, []bool{true, false, true, false, true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var lv, fl []float32
+			var speech []bool
+			for _, s := range tc.segs {
+				for range s.frames {
+					lv = append(lv, s.lv)
+					fl = append(fl, floor)
+					speech = append(speech, s.lv > gap)
+				}
+			}
+			other := make([]bool, len(lv))
+			fainterStretches(speech, other, lv, fl, limit, deepest)
+			f := 0
+			for k, s := range tc.segs {
+				if other[f] != tc.other[k] || s.lv > gap && speech[f] == tc.other[k] {
+					t.Errorf("segment %d: other %v speech %v, want other %v", k, other[f], speech[f], tc.other[k])
+				}
+				f += s.frames
+			}
+		})
+	}
+}

@@ -346,8 +346,9 @@ type Params struct {
 	// FaintVoiceDb, when over 0, makes a voice this many dB or more
 	// under the main speaker (crosstalk from another speaker's microphone
 	// on a close-mic track) count as pause: its frames cannot seed speech
-	// in the voice classification, nor its stretches stay speech
-	// (dsp.NonSpeech says how the levels compare). Presets set it (15 for
+	// in the voice classification, nor its stretches stay speech, but
+	// for a quiet word between the speaker's own (dsp.NonSpeech says how
+	// the levels compare). Presets set it (15 for
 	// podcast and interview); it is not an API parameter, but it is
 	// stored with the params so that a job re-planned later keeps it.
 	FaintVoiceDb float64 `json:"faintVoiceDb,omitempty"`
