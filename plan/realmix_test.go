@@ -156,8 +156,9 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedMusic:     {10: 82, 15: 94, 20: 95, 25: 96, 35: 97},
 	corpus.BedStatic:    {10: 94, 15: 97, 20: 97, 25: 97, 35: 97},
 	corpus.BedCrosstalk: {15: 95, 20: 96, 25: 96},
-	// The radio cases (TestRadioMix), measured when they were added.
-	corpus.BedRadio: {10: 96, 15: 97, 20: 97, 25: 97, 35: 92},
+	// The radio cases (TestRadioMix), measured when their speech became
+	// band-limited (round 9).
+	corpus.BedRadio: {10: 93, 15: 97, 20: 97, 25: 97, 35: 94},
 }
 
 // Clipping: the bar is 30 ms per case; mixMaxClipMs is what any
@@ -204,20 +205,35 @@ const (
 	mixMaxP95BarCases = 2
 )
 
-// The radio cases' floors (TestRadioMix), measured when they were added:
-// no case clips more than 30 ms (june at 10 dB lost a 130 ms word before
-// a short island's audibility was judged against the level right around
-// it: aroundLevel in make.go); the boundary P95 is over 40 ms in 9 of the
-// 30 cases (10 before a click's crest went from 14 to 13 dB), all at 15
-// dB or more (allison at 15-25 dB 50-100 ms, librispeech at 15-35 dB 60-110 ms, jfk and june at 35 dB 50 ms), and
-// allison at 35 dB removes 89 % of its pause time (84 % before two sharp
-// frames in a row counted as a click).
+// The radio cases' floors (TestRadioMix). The speech passes a radio
+// link's 300-3400 Hz band since round 9; over the full band no case
+// clipped more than 30 ms and the boundary P95 was over 40 ms in 9 cases,
+// all at 15 dB or more. Band-limited, 6 cases clip more than 30 ms:
+//   - jfk at 35 dB (625 ms; radioClipKnown): the truth's, not the plan's.
+//     Without its rumble the recording's own floor (the 10th percentile of
+//     its 10 ms levels) falls 6 dB, speech 2 dB, and the background
+//     between the words (-38 to -44 dBFS, which the voice network scores
+//     0-0.07) stands 6 dB over it: the truth counts it as speech;
+//   - picovoice at 20 and 25 dB (60, 130 ms): its weak last word, 15 dB
+//     under the speech level, which the faint-voice rule takes;
+//   - allison at 20 and 35 dB, librispeech at 25 dB (40-55 ms): a 40-60 ms
+//     sound 100-200 ms after a word.
+//
+// Before a quiet word inside the speaker's phrase was kept from the
+// faint-voice rule (dsp's fainterStretches), librivox at 15 and 20 dB lost
+// 190 and 300 ms too. The boundary P95 is over 40 ms in 7 cases, 6 at 15
+// dB or more.
 const (
-	radioMaxClipMs      = 30
-	radioMaxClipCases   = 0
-	radioMaxP95Cases    = 9
-	radioMaxP95BarCases = 9
+	radioMaxClipMs      = 130
+	radioMaxClipCases   = 6
+	radioMaxP95Cases    = 7
+	radioMaxP95BarCases = 6
 )
+
+// radioClipKnown are the radio cases allowed to clip more than
+// radioMaxClipMs, with their bound: cases where the truth, not the plan,
+// is wrong (see above).
+var radioClipKnown = map[string]float64{"jfk-radio-35": 625}
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
 // with real and generated beds, internal/corpus) with the podcast preset
@@ -231,13 +247,14 @@ func TestRealMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-speech set: about a minute")
 	}
-	checkMix(t, runRealMix(t, corpus.MixCases()), mixLimits{mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases, mixMaxP95BarCases})
+	checkMix(t, runRealMix(t, corpus.MixCases()), mixLimits{mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases, mixMaxP95BarCases, nil})
 }
 
 // mixLimits are a set's regression floors besides mixFloor.
 type mixLimits struct {
 	maxClipMs                            float64
 	maxClipCases, maxP95Cases, maxP95Bar int
+	clipKnown                            map[string]float64 // cases with their own clipping bound
 }
 
 // checkMix logs rows (every case with -realmix.v) and their table, fails
@@ -265,8 +282,12 @@ func checkMix(t *testing.T, rows []mixRow, lim mixLimits) {
 		k := key{r.c.Bed, r.c.SNRDb}
 		rem[k] += r.s.RemovableSec
 		cut[k] += r.s.CutSec
-		if r.s.ClippedMs > lim.maxClipMs+1e-6 {
-			t.Errorf("%s: %.0f ms of speech clipped (regression floor %g ms)", r.c.Name, r.s.ClippedMs, lim.maxClipMs)
+		maxClip := lim.maxClipMs
+		if k, ok := lim.clipKnown[r.c.Name]; ok {
+			maxClip = k
+		}
+		if r.s.ClippedMs > maxClip+1e-6 {
+			t.Errorf("%s: %.0f ms of speech clipped (regression floor %g ms)", r.c.Name, r.s.ClippedMs, maxClip)
 		} else if r.s.ClippedMs > 30+1e-6 {
 			short = append(short, fmt.Sprintf("%s: clipped %.0f ms (bar 30)", r.c.Name, r.s.ClippedMs))
 		}
@@ -380,5 +401,5 @@ func TestRadioMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("radio cases: about 20 s")
 	}
-	checkMix(t, runRealMix(t, corpus.RadioCases()), mixLimits{radioMaxClipMs, radioMaxClipCases, radioMaxP95Cases, radioMaxP95BarCases})
+	checkMix(t, runRealMix(t, corpus.RadioCases()), mixLimits{radioMaxClipMs, radioMaxClipCases, radioMaxP95Cases, radioMaxP95BarCases, radioClipKnown})
 }

@@ -40,7 +40,8 @@ const (
 	BedMusic     Bed = "music"     // the three music recordings, one after the other
 	BedStatic    Bed = "static"    // radio static: 300-3400 Hz noise, fading, with crackles
 	BedCrosstalk Bed = "crosstalk" // another real speaker (the other asterisk voice)
-	// BedRadio is the static bed with the whole mix through a receiver's
+	// BedRadio is the static bed with the speech through a radio link's
+	// band (radioChannel) and the whole mix through a receiver's
 	// automatic gain control (see agcGains): the static comes up by as
 	// much as agcMaxDb in pauses. Not in MixBeds: RadioCases lists its
 	// cases.
@@ -101,9 +102,10 @@ func MixCases() []MixCase {
 	return out
 }
 
-// RadioCases returns the radio cases: every speech recording over the
-// static bed, the mix through a receiver's gain control, at every ratio of
-// MixSNRs (the ratio is the one before the gain control).
+// RadioCases returns the radio cases: every speech recording through a
+// radio link's band over the static bed, the mix through a receiver's
+// gain control, at every ratio of MixSNRs (the ratio is the one before the
+// gain control). The truth is the band-limited speech's.
 func RadioCases() []MixCase {
 	var out []MixCase
 	for i, sp := range MixSpeech() {
@@ -214,6 +216,9 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	clean, err := m.speech(ctx, c.Speech)
 	if err != nil {
 		return nil, err
+	}
+	if c.Bed == BedRadio {
+		clean = radioChannel(clean)
 	}
 	n := len(clean)
 	fl := MixRate / 100
@@ -601,6 +606,18 @@ func static(n int, r *rand.Rand) []float32 {
 		v += crack * r.NormFloat64() * 0.5
 		crack *= crackDecay
 		out[i] = float32(v * math.Pow(10, fade/20))
+	}
+	return out
+}
+
+// radioChannel passes speech through a radio link's band, that of the
+// static (300-3400 Hz, two Butterworth sections each side).
+func radioChannel(x []float32) []float32 {
+	hp, hp2 := newBiquadHP(300), newBiquadHP(300)
+	lp, lp2 := newBiquadLP(3400), newBiquadLP(3400)
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(lp2.run(lp.run(hp2.run(hp.run(float64(v))))))
 	}
 	return out
 }
