@@ -33,6 +33,7 @@ const (
 )
 
 type testEnv struct {
+	api  *server // the server behind srv
 	srv  *httptest.Server
 	fake *fakeService
 	logs *bytes.Buffer
@@ -56,12 +57,13 @@ func newTestEnv(t testing.TB, mutate func(*Config)) *testEnv {
 	}
 	// The server as autocut serve runs it: net/http's own protocol errors
 	// made JSON by JSONErrorListener, headers limited to 64 KiB.
-	srv := httptest.NewUnstartedServer(New(cfg))
+	api, h := newServer(cfg)
+	srv := httptest.NewUnstartedServer(h)
 	srv.Listener = JSONErrorListener(srv.Listener)
 	srv.Config.MaxHeaderBytes = 64 << 10
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &testEnv{srv: srv, fake: fake, logs: logs}
+	return &testEnv{api: api, srv: srv, fake: fake, logs: logs}
 }
 
 // call sends a request and returns the response with its body read.

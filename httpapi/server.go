@@ -103,6 +103,12 @@ type server struct {
 
 // New returns the v1 API handler.
 func New(cfg Config) http.Handler {
+	_, h := newServer(cfg)
+	return h
+}
+
+// newServer returns the server New's handler serves, and the handler.
+func newServer(cfg Config) (*server, http.Handler) {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
@@ -198,7 +204,7 @@ func New(cfg Config) http.Handler {
 		handle(http.MethodGet, "/", page, false)
 		handle(http.MethodGet, "/static/*file", page, false)
 	}
-	return s.middleware(r)
+	return s, s.middleware(r)
 }
 
 type identityKey struct{}

@@ -73,6 +73,18 @@ func TestUploadIdleTimeout(t *testing.T) {
 	}
 }
 
+// uploadsRunning returns how many uploads hold a slot on the server.
+func (e *testEnv) uploadsRunning() int {
+	u := e.api.uploads
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n := 0
+	for _, c := range u.n {
+		n += c
+	}
+	return n
+}
+
 // TestUploadsPerKeyCap: a key runs at most MaxUploadsPerKey uploads at
 // once (both forms); one more answers 429 rate_limited with Retry-After,
 // another key is not limited, and a finished upload frees its slot.
@@ -100,6 +112,13 @@ func TestUploadsPerKeyCap(t *testing.T) {
 		return u
 	}
 	a, b := start(proKey), start(proKey)
+	// The client has sent the bodies' first bytes; wait until both
+	// handlers hold their slots.
+	for deadline := time.Now().Add(10 * time.Second); e.uploadsRunning() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d uploads running, want 2", e.uploadsRunning())
+		}
+	}
 	resp, body := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF"), map[string]string{"X-Filename": "c.wav"})
 	if got := decodeErr(t, body); resp.StatusCode != 429 || got.Code != apiv1.CodeRateLimited || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("third upload of a key: %d %s (Retry-After %q)", resp.StatusCode, body, resp.Header.Get("Retry-After"))
