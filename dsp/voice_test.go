@@ -162,7 +162,8 @@ func TestVoiceClassifier(t *testing.T) {
 // TestFainterStretches checks which stretches of speech the faint-voice
 // rule gives to the fainter voice: those peaking under the limit, but for
 // a quiet word of 100 ms to 1 s, no fainter than the depth, with a level at
-// the limit within 300 ms on both sides.
+// the limit within 300 ms on both sides (a bed 9 dB under the depth, -50
+// here, does not join it to them).
 func TestFainterStretches(t *testing.T) {
 	const (
 		limit   = -36.0
@@ -188,6 +189,7 @@ func TestFainterStretches(t *testing.T) {
 		{"too short (a click)", []seg{{40, loud}, {10, gap}, {9, quiet}, {10, gap}, {40, loud}}, []bool{false, false, true, false, false}},
 		{"too long (another voice's phrase)", []seg{{40, loud}, {10, gap}, {101, quiet}, {10, gap}, {40, loud}}, []bool{false, false, true, false, false}},
 		{"deeper than the depth", []seg{{40, loud}, {10, gap}, {30, deepest - 1}, {10, gap}, {40, loud}}, []bool{false, false, true, false, false}},
+		{"gaps filled by a faint bed", []seg{{40, loud}, {10, -50}, {30, quiet}, {20, -50}, {40, loud}}, []bool{false, false, false, false, false}},
 		{"between fainter stretches", []seg{{40, quiet}, {10, gap}, {30, quiet}, {10, gap}, {40, quiet}}, []bool{true, false, true, false, true}},
 	}
 	for _, tc := range tests {
@@ -198,14 +200,14 @@ func TestFainterStretches(t *testing.T) {
 				for range s.frames {
 					lv = append(lv, s.lv)
 					fl = append(fl, floor)
-					speech = append(speech, s.lv > gap)
+					speech = append(speech, s.lv > -50)
 				}
 			}
 			other := make([]bool, len(lv))
 			fainterStretches(speech, other, lv, fl, limit, deepest)
 			f := 0
 			for k, s := range tc.segs {
-				if other[f] != tc.other[k] || s.lv > gap && speech[f] == tc.other[k] {
+				if other[f] != tc.other[k] || s.lv > -50 && speech[f] == tc.other[k] {
 					t.Errorf("segment %d: other %v speech %v, want other %v", k, other[f], speech[f], tc.other[k])
 				}
 				f += s.frames
