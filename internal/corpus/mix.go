@@ -46,6 +46,10 @@ const (
 	// much as agcMaxDb in pauses. Not in MixBeds: RadioCases lists its
 	// cases.
 	BedRadio Bed = "radio"
+	// BedPhone is the crosstalk bed with both voices through a telephone
+	// link's band (radioChannel): a meeting on the phone. Not in MixBeds:
+	// PhoneCases lists its cases.
+	BedPhone Bed = "phone"
 )
 
 // MixBeds lists the beds in the order the tables show them.
@@ -66,10 +70,11 @@ func MixSpeech() []string {
 	}
 }
 
-// MixSNRs lists the speech-to-bed ratios of the set, in dB. Crosstalk uses
-// only 15 to 25 dB (a second voice 15-25 dB under the main one).
+// MixSNRs lists the speech-to-bed ratios of the set, in dB. Crosstalk (and
+// its phone form) uses only 15 to 25 dB (a second voice 15-25 dB under the
+// main one).
 func MixSNRs(b Bed) []float64 {
-	if b == BedCrosstalk {
+	if b == BedCrosstalk || b == BedPhone {
 		return []float64{15, 20, 25}
 	}
 	return []float64{10, 15, 20, 25, 35}
@@ -114,6 +119,23 @@ func RadioCases() []MixCase {
 				Name:   fmt.Sprintf("%s-%s-%g", MixSpeaker(sp), BedRadio, snr),
 				Speech: sp, Bed: BedRadio, SNRDb: snr,
 				Seed: uint64(1000*i + 70),
+			})
+		}
+	}
+	return out
+}
+
+// PhoneCases returns the phone cases: every speech recording with the
+// crosstalk bed, both through a telephone link's band, at every ratio of
+// MixSNRs, with the seeds of the crosstalk cases of MixCases.
+func PhoneCases() []MixCase {
+	var out []MixCase
+	for i, sp := range MixSpeech() {
+		for _, snr := range MixSNRs(BedPhone) {
+			out = append(out, MixCase{
+				Name:   fmt.Sprintf("%s-%s-%g", MixSpeaker(sp), BedPhone, snr),
+				Speech: sp, Bed: BedPhone, SNRDb: snr,
+				Seed: uint64(1000*i + 10*slices.Index(MixBeds(), BedCrosstalk)),
 			})
 		}
 	}
@@ -217,7 +239,7 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Bed == BedRadio {
+	if c.Bed == BedRadio || c.Bed == BedPhone {
 		clean = radioChannel(clean)
 	}
 	n := len(clean)
@@ -491,13 +513,20 @@ func (m *Mixer) bed(ctx context.Context, c MixCase, n int, r *rand.Rand) ([]floa
 			all = append(all, trimSilence(x)...)
 		}
 		return loopTo(all, n, r), nil
-	case BedCrosstalk:
+	case BedCrosstalk, BedPhone:
 		other := "fr_asterisk_june_demo-instruct_71s.wav"
 		if c.Speech == other {
 			other = "en_asterisk_allison_demo-instruct_73s.wav"
 		}
 		x, err := m.load(ctx, other)
-		return loopTo(x, n, r), err
+		if err != nil {
+			return nil, err
+		}
+		x = loopTo(x, n, r)
+		if c.Bed == BedPhone {
+			x = radioChannel(x)
+		}
+		return x, nil
 	case BedHum:
 		return hum(n, c.Seed, r), nil
 	case BedStatic, BedRadio:
@@ -610,8 +639,8 @@ func static(n int, r *rand.Rand) []float32 {
 	return out
 }
 
-// radioChannel passes speech through a radio link's band, that of the
-// static (300-3400 Hz, two Butterworth sections each side).
+// radioChannel passes speech through a radio or telephone link's band,
+// that of the static (300-3400 Hz, two Butterworth sections each side).
 func radioChannel(x []float32) []float32 {
 	hp, hp2 := newBiquadHP(300), newBiquadHP(300)
 	lp, lp2 := newBiquadLP(3400), newBiquadLP(3400)
