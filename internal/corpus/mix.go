@@ -111,31 +111,25 @@ func MixCases() []MixCase {
 // radio link's band over the static bed, the mix through a receiver's
 // gain control, at every ratio of MixSNRs (the ratio is the one before the
 // gain control). The truth is the band-limited speech's.
-func RadioCases() []MixCase {
-	var out []MixCase
-	for i, sp := range MixSpeech() {
-		for _, snr := range MixSNRs(BedRadio) {
-			out = append(out, MixCase{
-				Name:   fmt.Sprintf("%s-%s-%g", MixSpeaker(sp), BedRadio, snr),
-				Speech: sp, Bed: BedRadio, SNRDb: snr,
-				Seed: uint64(1000*i + 70),
-			})
-		}
-	}
-	return out
-}
+func RadioCases() []MixCase { return bedCases(BedRadio, 70) }
 
 // PhoneCases returns the phone cases: every speech recording with the
 // crosstalk bed, both through a telephone link's band, at every ratio of
 // MixSNRs, with the seeds of the crosstalk cases of MixCases.
 func PhoneCases() []MixCase {
+	return bedCases(BedPhone, uint64(10*slices.Index(MixBeds(), BedCrosstalk)))
+}
+
+// bedCases returns every speech recording over bed b at every ratio of
+// MixSNRs, the i-th recording's seed 1000 i + seed.
+func bedCases(b Bed, seed uint64) []MixCase {
 	var out []MixCase
 	for i, sp := range MixSpeech() {
-		for _, snr := range MixSNRs(BedPhone) {
+		for _, snr := range MixSNRs(b) {
 			out = append(out, MixCase{
-				Name:   fmt.Sprintf("%s-%s-%g", MixSpeaker(sp), BedPhone, snr),
-				Speech: sp, Bed: BedPhone, SNRDb: snr,
-				Seed: uint64(1000*i + 10*slices.Index(MixBeds(), BedCrosstalk)),
+				Name:   fmt.Sprintf("%s-%s-%g", MixSpeaker(sp), b, snr),
+				Speech: sp, Bed: b, SNRDb: snr,
+				Seed: uint64(1000*i) + seed,
 			})
 		}
 	}
