@@ -456,27 +456,27 @@ func (v *voiceDetector) resampled(j int64) float32 {
 // speech (a probability under growStopP, 0.2: music or noise just before
 // or after a word). With a faint-voice depth, a stretch of
 // speech whose loudest 50 ms stays more than the depth less faintPeakDb
-// (5 dB) under the speech level is the fainter voice too. But a quiet
-// word inside the speaker's phrase is not (fainterStretches): a run
-// standing growMarginDb over the floor and within the depth + 6 dB of the
-// speech level, 100 ms to 1 s long, holding
-// frames of the fainter voice, peaking within the depth of the speech
-// level, with a 50 ms level within the depth less faintPeakDb of it
-// within 300 ms on both sides. Over a radio channel's 300-3400 Hz band
-// (the radio cases of plan's TestRadioMix), a word of librivox's reading
-// 4-8 dB under its active level peaked 10.7 dB under the speech level,
-// and cuts took 190-300 ms of speech at 15 and 20 dB; with both voices of
-// the crosstalk mixes through that band (a telephone meeting), the same
-// word was lost at 15-25 dB (60-345 ms) until its run stopped at the depth
-// + 6 dB: the other voice, filling the gap before it, had joined it to
-// the louder word there (3-9 dB give the same). Another voice 15 dB down
-// rarely falls that close between two words: measured on the real-speech
-// mixes, without the depth bound the rule kept another voice's words
-// between the speaker's (june next to crosstalk at 20 and 25 dB lost a
-// 0.7 s pause each), with it no removal changes and 3 edges move by 10-20
-// ms. Every other frame whose level is more than bgMaxDb (10 dB) under the speech level
-// is background: level decides the louder ones (a steady tone or loud
-// music is sound, not a bed, however unvoiced).
+// (5 dB) under the speech level is the fainter voice too. But a quiet word
+// inside the speaker's phrase is not (fainterStretches): a run standing
+// growMarginDb over the floor and within the depth + 6 dB of the speech
+// level, 100 ms to 1 s long, holding frames of the fainter voice, peaking
+// within the depth of the speech level, with a 50 ms level within the depth
+// less faintPeakDb of it within 300 ms on both sides. Over a radio
+// channel's 300-3400 Hz band (the radio cases of plan's TestRadioMix), a
+// word of librivox's reading 4-8 dB under its active level peaked 10.7 dB
+// under the speech level, and cuts took 190-300 ms of speech at 15 and 20
+// dB; with both voices of the crosstalk mixes through that band (a
+// telephone meeting), the same word was lost at 15-25 dB (60-345 ms) until
+// its run stopped at the depth + 6 dB: the other voice, filling the gap
+// before it, had joined it to the louder word there (3-9 dB give the same).
+// Another voice 15 dB down rarely falls that close between two words:
+// measured on the real-speech mixes, without the depth bound the rule kept
+// another voice's words between the speaker's (june next to crosstalk at 20
+// and 25 dB lost a 0.7 s pause each), with it no removal changes and 3
+// edges move by 10-20 ms. Every other frame whose level is more than
+// bgMaxDb (10 dB) under the speech level is background: level decides the
+// louder ones (a steady tone or loud music is sound, not a bed, however
+// unvoiced).
 //
 // Why the faint-voice limits sit 3 and 5 dB inside the depth: the speech
 // level (the 95th percentile of the 10 ms levels) lies 4-6 dB over the
@@ -501,18 +501,11 @@ const (
 	growDipFrames = 2
 	faintPeakDb   = 5
 	faintSeedDb   = 3
-	// A fainter stretch of flankMinFrames (100 ms) to flankMaxFrames (1
-	// s) within flankGapFrames (300 ms) of a louder level on both sides is
-	// the speaker's own quiet word (fainterStretches).
-	flankMinFrames = 10
-	flankMaxFrames = 100
-	flankGapFrames = 30
-	flankJoinDb    = 6
-	growSlack      = 3
-	growStopP      = 0.2
-	decayRiseDb    = 1.5
-	bgMaxDb        = 10
-	loudRunFrames  = 8
+	growSlack     = 3
+	growStopP     = 0.2
+	decayRiseDb   = 1.5
+	bgMaxDb       = 10
+	loudRunFrames = 8
 	// minVoicedFrames: the classification applies only to input with at
 	// least this many frames classified as speech (0.2 s of voice) where
 	// level could not decide.
@@ -522,6 +515,17 @@ const (
 	syllableFast  = 5
 	syllableSlow  = 25
 	minSyllabicDb = 2.0
+)
+
+// A quiet word of the speaker (fainterStretches): a run of flankMinFrames
+// (100 ms) to flankMaxFrames (1 s), standing no more than flankJoinDb
+// under the faint-voice depth under the speech level, with a louder level
+// within flankGapFrames (300 ms) on both sides.
+const (
+	flankMinFrames = 10
+	flankMaxFrames = 100
+	flankGapFrames = 30
+	flankJoinDb    = 6
 )
 
 // SyllabicDepth returns how much the 50 ms levels lv move at a syllable's
@@ -733,17 +737,18 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) ([]bool, 
 	return speech, voiced
 }
 
-// fainterStretches moves the stretches of speech whose loudest 50 ms
-// (lv) stays under limit to other, the fainter voice. Then a quiet word
-// inside the speaker's phrase comes back: a run of flankMinFrames to
+// fainterStretches moves the stretches of speech whose loudest 50 ms (lv)
+// stays under limit to other, the fainter voice. Then a quiet word inside
+// the speaker's phrase comes back: a run of flankMinFrames to
 // flankMaxFrames standing growMarginDb over the local floor (floor) and
 // over deepest less flankJoinDb (so that a bed or another voice far under
-// the speech does not join it to the words around it), holding a frame of the fainter voice, whose loudest 50 ms lies under
-// limit but not under deepest (the faint-voice depth under the speech
-// level), with a 50 ms level at limit or over within flankGapFrames on
-// each side. The word's extent and flanks are level's, so that it does
-// not hang on the voice scores around it (which an analysis in two halves
-// may give a little differently).
+// the speech does not join it to the words around it), holding a frame of
+// the fainter voice, whose loudest 50 ms lies under limit but not under
+// deepest (the faint-voice depth under the speech level), with a 50 ms
+// level at limit or over within flankGapFrames on each side. The word's
+// extent and flanks are level's, so that it does not hang on the voice
+// scores around it (which an analysis in two halves may give a little
+// differently).
 func fainterStretches(speech, other []bool, lv, floor []float32, limit, deepest float64) {
 	n := len(speech)
 	for i := 0; i < n; {

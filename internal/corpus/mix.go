@@ -634,7 +634,7 @@ func static(n int, r *rand.Rand) []float32 {
 }
 
 // radioChannel passes speech through a radio or telephone link's band,
-// that of the static (300-3400 Hz, two Butterworth sections each side).
+// the static's: 300-3400 Hz, two Butterworth sections on each side.
 func radioChannel(x []float32) []float32 {
 	hp, hp2 := newBiquadHP(300), newBiquadHP(300)
 	lp, lp2 := newBiquadLP(3400), newBiquadLP(3400)

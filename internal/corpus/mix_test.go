@@ -150,3 +150,32 @@ func TestRadioTruth(t *testing.T) {
 		t.Logf("%s: bed %.1f dBFS (%.1f dB up), %d runs", c.Name, tr.BedDb, tr.BedDb-(tr.SpeechDb-c.SNRDb), len(tr.Speech))
 	}
 }
+
+// TestRadioChannel checks the link's band on tones: 300-3400 Hz passes,
+// a low hum and the upper voice band are cut.
+func TestRadioChannel(t *testing.T) {
+	for _, tc := range []struct {
+		hz       float64
+		min, max float64 // gain, dB
+	}{
+		{60, -100, -40},
+		{150, -100, -20},
+		{1000, -0.5, 0.5},
+		{2500, -3, 0}, // two sections at 3400 Hz: -2.2 dB here
+		{6000, -100, -20},
+	} {
+		x := make([]float32, MixRate)
+		for i := range x {
+			x[i] = float32(0.5 * math.Sin(2*math.Pi*tc.hz*float64(i)/MixRate))
+		}
+		y := radioChannel(x)
+		var px, py float64
+		for i := MixRate / 2; i < MixRate; i++ { // past the filters' start
+			px += float64(x[i]) * float64(x[i])
+			py += float64(y[i]) * float64(y[i])
+		}
+		if g := 10 * math.Log10(py/px); g < tc.min || g > tc.max {
+			t.Errorf("%g Hz: gain %.2f dB, want %g to %g", tc.hz, g, tc.min, tc.max)
+		}
+	}
+}
