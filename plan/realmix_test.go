@@ -219,7 +219,7 @@ const (
 //   - picovoice at 20 and 25 dB (60, 130 ms): its weak last word, 15 dB
 //     under the speech level, which the faint-voice rule takes;
 //   - allison at 20 and 35 dB, librispeech at 25 dB (40-55 ms): a 40-60 ms
-//     sound 100-200 ms after a word.
+//     sound 30-160 ms after a word.
 //
 // Before a quiet word inside the speaker's phrase was kept from the
 // faint-voice rule (dsp's fainterStretches), librivox at 15 and 20 dB lost
@@ -241,9 +241,10 @@ var radioClipKnown = map[string]float64{"jfk-radio-35": 625}
 // one case clips more than 30 ms (picovoice at 25 dB, 50 ms: its weak last
 // word, which the faint-voice rule takes), and the boundary P95 is over 40
 // ms in 8 of the 18 (allison at 15-25 dB, librispeech at 15-25 dB, june
-// and picovoice at 15 dB, 70-160 ms). The other voice, narrowed with the
-// speaker, comes nearer the faint-voice rule's limit, and at 15 dB only
-// 90 % of the removable pause time is cut (97.8 % over the full band).
+// and picovoice at 15 dB, 70-160 ms), and at 15 dB only 90 % of the
+// removable pause time is cut (97.8 % over the full band): probably the
+// other voice, narrowed with the speaker, nearer the faint-voice rule's
+// limit (not checked case by case).
 // Before a quiet word's run stopped at the faint-voice depth + 6 dB,
 // librivox at 15-25 dB lost 60-345 ms.
 const (
