@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -113,20 +112,9 @@ func mixTable(rows []mixRow) string {
 		if a.rem > 0 {
 			pct = 100 * a.cut / a.rem
 		}
-		fmt.Fprintf(&b, "%-10s %4g %9.1f %8.1f %9.1f %9.1f %9.1f\n", k.bed, k.snr, pct, a.minPct, a.clip, a.p95, p95(a.edges))
+		fmt.Fprintf(&b, "%-10s %4g %9.1f %8.1f %9.1f %9.1f %9.1f\n", k.bed, k.snr, pct, a.minPct, a.clip, a.p95, corpus.P95(a.edges))
 	}
 	return b.String()
-}
-
-// p95 is the 95th percentile of v (ms), as corpus.ScoreMix takes it; NaN
-// when v is empty.
-func p95(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[int(0.95*float64(len(v)-1))]
 }
 
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers

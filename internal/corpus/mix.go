@@ -884,8 +884,7 @@ func ScoreMix(tr MixTruth, cuts []Interval, minSilence, keepMs float64) MixScore
 		sc.RemovedPct = 100 * sc.CutSec / sc.RemovableSec
 	}
 	if len(edges) > 0 {
-		slices.Sort(edges)
-		sc.BoundaryP95 = 1000 * edges[int(0.95*float64(len(edges)-1))]
+		sc.BoundaryP95 = 1000 * P95(edges)
 	}
 	return sc
 }

@@ -97,7 +97,7 @@ func Score(t Truth, cuts []Interval, o ScoreOptions) Result {
 			med = (edges[n/2-1] + edges[n/2]) / 2
 		}
 		r.BoundaryMedMs = 1000 * med
-		r.BoundaryP95Ms = 1000 * edges[int(0.95*float64(n-1))]
+		r.BoundaryP95Ms = 1000 * P95(edges)
 	}
 
 	merged := union(cuts)
@@ -150,4 +150,16 @@ func union(cuts []Interval) []Interval {
 		out = append(out, c)
 	}
 	return out
+}
+
+// P95 returns the 95th percentile of v as the corpus scores take it: the
+// value at index 0.95 (n-1), rounded down, of v sorted (v is not
+// changed); NaN when v is empty.
+func P95(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[int(0.95*float64(len(v)-1))]
 }
