@@ -204,13 +204,73 @@ func TestFainterStretches(t *testing.T) {
 				}
 			}
 			other := make([]bool, len(lv))
-			fainterStretches(speech, other, lv, fl, limit, deepest)
+			ref := make([]float32, len(lv))
+			for i := range ref {
+				ref[i] = limit + 10
+			}
+			fainterStretches(speech, other, lv, fl, ref, 15)
 			f := 0
 			for k, s := range tc.segs {
 				if other[f] != tc.other[k] || s.lv > -50 && speech[f] == tc.other[k] {
 					t.Errorf("segment %d: other %v speech %v, want other %v", k, other[f], speech[f], tc.other[k])
 				}
 				f += s.frames
+			}
+		})
+	}
+}
+
+// talk returns 10 ms levels of a voice: syllables of 15-25 frames whose
+// level scatters over 12 dB under peakDb(frame), with gaps of 10-40 frames
+// at -70 dBFS between them, for n frames.
+func talk(n int, r *rand.Rand, peakDb func(int) float64) []float32 {
+	out := make([]float32, 0, n)
+	for len(out) < n {
+		l := peakDb(len(out)) - 12*r.Float64()
+		for range 15 + r.IntN(11) {
+			out = append(out, float32(l-3*r.Float64()))
+		}
+		for range 10 + r.IntN(31) {
+			out = append(out, -70)
+		}
+	}
+	return out[:n]
+}
+
+// TestTrackSpeechLevel checks the speaker's level the faint-voice rule
+// measures against: it stays at the speech level for a steady speaker and
+// through a minute of another voice 15 dB down, and comes down some way
+// (3 dB here) with a speaker who falls 10 dB over a minute; never over the
+// speech level nor more than trackMaxDb under it.
+func TestTrackSpeechLevel(t *testing.T) {
+	const n = 12000 // 2 minutes
+	steady := func(int) float64 { return -20 }
+	tests := []struct {
+		name     string
+		lv       func(r *rand.Rand) []float32
+		from, to int     // the frames checked
+		want     float64 // the level expected there, dB under the speech level
+		tol      float64
+	}{
+		{"steady", func(r *rand.Rand) []float32 { return talk(n, r, steady) }, 0, n, 0, 1.5},
+		{"another voice 15 dB down for a minute", func(r *rand.Rand) []float32 {
+			lv := talk(n, r, steady)
+			copy(lv[3000:9000], talk(6000, r, func(int) float64 { return -35 }))
+			return lv
+		}, 3000, 9000, 0, 1.5},
+		{"falls 10 dB over the second minute", func(r *rand.Rand) []float32 {
+			return talk(n, r, func(f int) float64 { return -20 - 10*max(0, float64(f-6000))/6000 })
+		}, 11000, n, 3, 1.5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lv := tc.lv(rand.New(rand.NewPCG(1, 2)))
+			global := EstimateLevels(lv).SpeechLevelDb
+			ref := trackSpeechLevel(lv, global)
+			for i := tc.from; i < tc.to; i++ {
+				if d := global - float64(ref[i]); math.Abs(d-tc.want) > tc.tol || d < -1e-6 || d > trackMaxDb+1e-6 {
+					t.Fatalf("frame %d: %.2f dB under the speech level (%.1f dBFS), want %g ± %g", i, d, global, tc.want, tc.tol)
+				}
 			}
 		})
 	}

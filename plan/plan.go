@@ -344,8 +344,9 @@ type Params struct {
 	KeepSilenceMs float64  `json:"keepSilenceMs"`
 	MinSpeechMs   float64  `json:"minSpeechMs"`
 	// FaintVoiceDb, when over 0, makes a voice this many dB or more
-	// under the main speaker (crosstalk from another speaker's microphone
-	// on a close-mic track) count as pause: its frames cannot seed speech
+	// under the main speaker, at the speaker's level of that moment
+	// (crosstalk from another speaker's microphone on a close-mic track;
+	// a speaker who leans away is followed), count as pause: its frames cannot seed speech
 	// in the voice classification, nor its stretches stay speech, but
 	// for a quiet word between the speaker's own (dsp.NonSpeech says how
 	// the levels compare). Presets set it (15 for

@@ -211,13 +211,14 @@ const (
 //
 // Before a quiet word inside the speaker's phrase was kept from the
 // faint-voice rule (dsp's fainterStretches), librivox at 15 and 20 dB lost
-// 190 and 300 ms too. The boundary P95 is over 40 ms in 7 cases, 6 at 15
-// dB or more.
+// 190 and 300 ms too. The boundary P95 is over 40 ms in 6 cases, 5 at 15
+// dB or more (7 and 6 before the faint-voice rule followed the speaker's
+// level: allison at 35 dB, 70 -> 30 ms).
 const (
 	radioMaxClipMs      = 130
 	radioMaxClipCases   = 6
-	radioMaxP95Cases    = 7
-	radioMaxP95BarCases = 6
+	radioMaxP95Cases    = 6
+	radioMaxP95BarCases = 5
 )
 
 // radioClipKnown are the radio cases allowed to clip more than
@@ -242,6 +243,29 @@ const (
 	phoneMaxP95BarCases = 8
 )
 
+// The drift cases' floors (TestDriftMix), measured when they were added
+// with the faint-voice rule following the speaker's level (dsp's
+// trackSpeechLevel). Against the whole input's speech level, 14 of the 48
+// cases clipped more than 30 ms (up to 345 ms: the quieter part's words
+// taken for a fainter voice) and 13 had a boundary P95 over 40 ms. Left:
+// allison over pink noise at 25 dB (150 ms) and june over pink noise at 10
+// dB (80 ms, which clips with the faint-voice rule off too). Crosstalk at
+// 15 dB keeps more of the other voice (84 % of the removable pause time
+// cut): by the recording's end the speaker has fallen 12 dB and the other
+// voice stands some 9 dB under it, no longer the faint voice the rule
+// removes.
+var driftFloor = map[corpus.Bed]map[float64]float64{
+	corpus.BedPink:      {10: 80, 15: 96, 20: 97, 25: 97, 35: 97},
+	corpus.BedCrosstalk: {15: 82, 20: 96, 25: 96},
+}
+
+const (
+	driftMaxClipMs      = 150
+	driftMaxClipCases   = 2
+	driftMaxP95Cases    = 4
+	driftMaxP95BarCases = 2
+)
+
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
 // with real and generated beds, internal/corpus) with the podcast preset
 // and checks each bed and ratio against the bars (at 15 dB and
@@ -254,14 +278,15 @@ func TestRealMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-speech set: about a minute")
 	}
-	checkMix(t, runRealMix(t, corpus.MixCases()), mixLimits{mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases, mixMaxP95BarCases, nil})
+	checkMix(t, runRealMix(t, corpus.MixCases()), mixLimits{mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases, mixMaxP95BarCases, nil, nil})
 }
 
 // mixLimits are a set's regression floors besides mixFloor.
 type mixLimits struct {
 	maxClipMs                            float64
 	maxClipCases, maxP95Cases, maxP95Bar int
-	clipKnown                            map[string]float64 // cases with their own clipping bound
+	clipKnown                            map[string]float64                 // cases with their own clipping bound
+	floor                                map[corpus.Bed]map[float64]float64 // removal floors; nil: mixFloor
 }
 
 // checkMix logs rows (every case with -realmix.v) and their table, fails
@@ -324,7 +349,11 @@ func checkMix(t *testing.T, rows []mixRow, lim mixLimits) {
 		if k.snr < 15 {
 			bar = 70
 		}
-		if fl := mixFloor[k.bed][k.snr]; pct < fl {
+		floor := lim.floor
+		if floor == nil {
+			floor = mixFloor
+		}
+		if fl := floor[k.bed][k.snr]; pct < fl {
 			t.Errorf("%s at %g dB: %.1f %% of the removable pause time cut (regression floor %g %%)", k.bed, k.snr, pct, fl)
 		}
 		if pct < bar {
@@ -408,7 +437,7 @@ func TestRadioMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("radio cases: about 20 s")
 	}
-	checkMix(t, runRealMix(t, corpus.RadioCases()), mixLimits{radioMaxClipMs, radioMaxClipCases, radioMaxP95Cases, radioMaxP95BarCases, radioClipKnown})
+	checkMix(t, runRealMix(t, corpus.RadioCases()), mixLimits{radioMaxClipMs, radioMaxClipCases, radioMaxP95Cases, radioMaxP95BarCases, radioClipKnown, nil})
 }
 
 // TestPhoneMix plans the phone cases (internal/corpus PhoneCases: the
@@ -419,5 +448,16 @@ func TestPhoneMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("phone cases: about 10 s")
 	}
-	checkMix(t, runRealMix(t, corpus.PhoneCases()), mixLimits{phoneMaxClipMs, phoneMaxClipCases, phoneMaxP95Cases, phoneMaxP95BarCases, nil})
+	checkMix(t, runRealMix(t, corpus.PhoneCases()), mixLimits{phoneMaxClipMs, phoneMaxClipCases, phoneMaxP95Cases, phoneMaxP95BarCases, nil, nil})
+}
+
+// TestDriftMix plans the drift cases (internal/corpus DriftCases: the pink
+// and crosstalk cases with the speaker's level falling 10 dB a minute)
+// with the podcast preset and checks them as TestRealMix does, with their
+// own regression floors (driftFloor, driftMax*).
+func TestDriftMix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drift cases: about 15 s")
+	}
+	checkMix(t, runRealMix(t, corpus.DriftCases()), mixLimits{driftMaxClipMs, driftMaxClipCases, driftMaxP95Cases, driftMaxP95BarCases, nil, driftFloor})
 }

@@ -87,6 +87,10 @@ type MixCase struct {
 	Bed    Bed     // the background
 	SNRDb  float64 // active speech level over the bed's RMS level, dB
 	Seed   uint64  // generated beds and offsets into real ones
+	// DriftDb: the speech's level falls this much (dB) over each
+	// driftSec of it (a speaker leaning away from the microphone), down
+	// to at most driftMaxDb; 0: steady.
+	DriftDb float64
 }
 
 // MixCases returns the whole set: every speech recording with every bed at
@@ -118,6 +122,22 @@ func RadioCases() []MixCase { return bedCases(BedRadio, 70) }
 // MixSNRs, with the seeds of the crosstalk cases of MixCases.
 func PhoneCases() []MixCase {
 	return bedCases(BedPhone, uint64(10*slices.Index(MixBeds(), BedCrosstalk)))
+}
+
+// DriftCases returns the drift cases: every speech recording over the
+// pink and crosstalk beds at every ratio of MixSNRs, with the speaker's
+// level falling 10 dB a minute (DriftDb), the seeds of MixCases. The ratio
+// is the one to the active level of the whole drifting speech.
+func DriftCases() []MixCase {
+	var out []MixCase
+	for _, b := range []Bed{BedPink, BedCrosstalk} {
+		for _, c := range bedCases(b, uint64(10*slices.Index(MixBeds(), b))) {
+			c.Name += "-drift"
+			c.DriftDb = 10
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // bedCases returns every speech recording over bed b at every ratio of
@@ -235,6 +255,9 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	}
 	if c.Bed == BedRadio || c.Bed == BedPhone {
 		clean = radioChannel(clean)
+	}
+	if c.DriftDb != 0 {
+		clean = drift(clean, c.DriftDb)
 	}
 	n := len(clean)
 	fl := MixRate / 100
@@ -629,6 +652,24 @@ func static(n int, r *rand.Rand) []float32 {
 		v += crack * r.NormFloat64() * 0.5
 		crack *= crackDecay
 		out[i] = float32(v * math.Pow(10, fade/20))
+	}
+	return out
+}
+
+// The drift cases' fall of level: DriftDb per driftSec, linear in dB, at
+// most driftMaxDb.
+const (
+	driftSec   = 60.0
+	driftMaxDb = 12.0
+)
+
+// drift returns a copy of x whose level falls by db every driftSec (at
+// most driftMaxDb).
+func drift(x []float32, db float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		fall := min(db*float64(i)/(driftSec*MixRate), driftMaxDb)
+		out[i] = v * float32(math.Pow(10, -fall/20))
 	}
 	return out
 }
