@@ -240,7 +240,7 @@ func talk(n int, r *rand.Rand, peakDb func(int) float64) []float32 {
 // TestTrackSpeechLevel checks the speaker's level the faint-voice rule
 // measures against: it stays at the speech level for a steady speaker and
 // through a minute of another voice 15 dB down, and comes down some way
-// (3 dB here) with a speaker who falls 10 dB over a minute; never over the
+// (2-6 dB here) with a speaker who falls 10 dB over a minute; never over the
 // speech level nor more than trackMaxDb under it.
 func TestTrackSpeechLevel(t *testing.T) {
 	const n = 12000 // 2 minutes
@@ -260,7 +260,7 @@ func TestTrackSpeechLevel(t *testing.T) {
 		}, 3000, 9000, 0, 1.5},
 		{"falls 10 dB over the second minute", func(r *rand.Rand) []float32 {
 			return talk(n, r, func(f int) float64 { return -20 - 10*max(0, float64(f-6000))/6000 })
-		}, 11000, n, 3, 1.5},
+		}, 11000, n, 4, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -273,5 +273,41 @@ func TestTrackSpeechLevel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpeakerLevel checks the level the faint-voice rule starts from: it
+// stays with the main speaker (within 0.5 dB with up to 4 times as much of
+// another voice 15 dB down, 1.5 dB with 10 times), where the 95th
+// percentile of all the levels falls towards that voice; FloorDb for
+// silence.
+func TestSpeakerLevel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	speaker := talk(3000, r, func(int) float64 { return -20 })
+	alone := speakerLevel(speaker)
+	p95 := EstimateLevels(speaker).SpeechLevelDb
+	if math.Abs(alone-p95) > 1.5 {
+		t.Errorf("speaker alone: %.2f dBFS, the 95th percentile %.2f: want them within 1.5 dB", alone, p95)
+	}
+	for _, tc := range []struct {
+		turn int     // frames of the other voice (the speaker has 3000)
+		tol  float64 // dB
+	}{{3000, 0.5}, {12000, 0.5}, {30000, 1.5}} {
+		turn := tc.turn
+		lv := append(slices.Clone(speaker), talk(turn, r, func(int) float64 { return -35 })...)
+		got := speakerLevel(lv)
+		if math.Abs(got-alone) > tc.tol {
+			t.Errorf("with %d s of the other voice: %.2f dBFS, alone %.2f (tolerance %g dB)", turn/100, got, alone, tc.tol)
+		}
+		if fell := p95 - EstimateLevels(lv).SpeechLevelDb; turn >= 12000 && fell < 3 {
+			t.Errorf("with %d s of the other voice the 95th percentile fell only %.2f dB: the case does not test the share", turn/100, fell)
+		}
+	}
+	silence := make([]float32, 100)
+	for i := range silence {
+		silence[i] = FloorDb
+	}
+	if got := speakerLevel(silence); got != FloorDb {
+		t.Errorf("digital silence: %v, want FloorDb", got)
 	}
 }

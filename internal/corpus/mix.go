@@ -91,6 +91,10 @@ type MixCase struct {
 	// driftSec of it (a speaker leaning away from the microphone), down
 	// to at most driftMaxDb; 0: steady.
 	DriftDb float64
+	// TurnSec: this much of the bed alone is inserted in the speech, at
+	// its quietest 10 ms within 2 s of its middle (the other speaker's
+	// turn, on the crosstalk bed); 0: none.
+	TurnSec float64
 }
 
 // MixCases returns the whole set: every speech recording with every bed at
@@ -136,6 +140,20 @@ func DriftCases() []MixCase {
 			c.DriftDb = 10
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// TurnCases returns the turn cases: the crosstalk cases of MixCases with a
+// 20 s turn of the other speaker (TurnSec) in the middle of the speech,
+// where the main speaker is silent: a close-mic track during the other
+// speaker's turn.
+func TurnCases() []MixCase {
+	var out []MixCase
+	for _, c := range bedCases(BedCrosstalk, uint64(10*slices.Index(MixBeds(), BedCrosstalk))) {
+		c.Name += "-turn"
+		c.TurnSec = 20
+		out = append(out, c)
 	}
 	return out
 }
@@ -258,6 +276,9 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	}
 	if c.DriftDb != 0 {
 		clean = drift(clean, c.DriftDb)
+	}
+	if c.TurnSec > 0 {
+		clean = turn(clean, c.TurnSec)
 	}
 	n := len(clean)
 	fl := MixRate / 100
@@ -672,6 +693,26 @@ func drift(x []float32, db float64) []float32 {
 		out[i] = v * float32(math.Pow(10, -fall/20))
 	}
 	return out
+}
+
+// turn returns x with sec seconds of silence inserted at its quietest 10
+// ms frame within 2 s of its middle.
+func turn(x []float32, sec float64) []float32 {
+	fl := MixRate / 100
+	at, best := len(x)/2, math.Inf(1)
+	for c := max(len(x)/2-2*MixRate, 0); c+fl <= min(len(x)/2+2*MixRate, len(x)); c += fl {
+		e := 0.0
+		for _, v := range x[c : c+fl] {
+			e += float64(v) * float64(v)
+		}
+		if e < best {
+			at, best = c, e
+		}
+	}
+	out := make([]float32, 0, len(x)+int(sec*MixRate))
+	out = append(out, x[:at]...)
+	out = append(out, make([]float32, int(sec*MixRate))...)
+	return append(out, x[at:]...)
 }
 
 // radioChannel passes speech through a radio or telephone link's band,
