@@ -889,27 +889,40 @@ func trackSpeechLevel(rmsDb []float32, global float64) []float32 {
 		return out
 	}
 	tau := 1 - float64(above)/float64(near)
-	step := func(q float64, v float32) float64 {
-		d := float64(v)
-		if d <= digitalSilenceDb || d < q-trackNearDb {
-			return q
-		}
-		if d < q {
-			q -= trackStepDb * (1 - tau)
-		} else {
-			q += trackStepDb * tau
-		}
-		return min(global, max(global-trackMaxDb, q))
-	}
-	q := global
+	down, up := trackStepDb*(1-tau), trackStepDb*tau
+	lo := global - trackMaxDb
+	// A frame moves the level when it lies within trackNearDb of it and
+	// over digital silence: at or over thr.
+	thrOf := func(q float64) float64 { return max(q-trackNearDb, math.Nextafter(digitalSilenceDb, 0)) }
+	q, thr := global, thrOf(global)
 	for i, v := range rmsDb {
-		q = step(q, v)
+		if d := float64(v); d >= thr {
+			if d < q {
+				if q -= down; q < lo {
+					q = lo
+				}
+			} else if q += up; q > global {
+				q = global
+			}
+			thr = thrOf(q)
+		}
 		out[i] = float32(q)
 	}
-	q = global
+	q, thr = global, thrOf(global)
 	for i := n - 1; i >= 0; i-- {
-		q = step(q, rmsDb[i])
-		out[i] = min(out[i], float32(q))
+		if d := float64(rmsDb[i]); d >= thr {
+			if d < q {
+				if q -= down; q < lo {
+					q = lo
+				}
+			} else if q += up; q > global {
+				q = global
+			}
+			thr = thrOf(q)
+		}
+		if f := float32(q); f < out[i] {
+			out[i] = f
+		}
 	}
 	return out
 }

@@ -91,3 +91,34 @@ func TestVoicedShare(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMake3hVoiced plans the 3-hour envelope of BenchmarkMake3h with a
+// voice classification on every frame (as over a loud bed, where the
+// network scores everything): speech frames scored 0.9, pause frames 0.05.
+// The voice rules run (dsp.NonSpeech with the podcast preset's faint-voice
+// depth: the speaker's level, its tracking, the faint-voice stretches);
+// what they cost over BenchmarkMake3h is the plan-time price of the
+// classification.
+func BenchmarkMake3hVoiced(b *testing.B) {
+	a := speechLikeEnvelope(3 * 3600 * 100)
+	a.Envelope.Voice = make([]uint8, len(a.Envelope.RMSDb))
+	for i, v := range a.Envelope.RMSDb {
+		p := 0.05
+		if v > -40 {
+			p = 0.9
+		}
+		a.Envelope.Voice[i] = uint8(1 + 253*p)
+	}
+	p := DefaultPreset().Params
+	if m := dsp.NonSpeech(&a.Envelope, dsp.SmoothedLevels(a.Envelope.RMSDb), a.SpeechLevelDb, p.FaintVoiceDb); m == nil {
+		b.Fatal("the voice rules do not run on this envelope")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		pl, err := Make(a, p, nil)
+		if err != nil || len(pl.Cuts) < 1000 {
+			b.Fatalf("%v, %d cuts", err, len(pl.Cuts))
+		}
+	}
+}
