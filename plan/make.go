@@ -1322,7 +1322,7 @@ func (m *maker) foregroundRun(i0, i1 int, bed float64) bool {
 	}
 	over := 0
 	for j := i0; j < i1; j++ {
-		if m.tu.clickCrestDb > 0 && len(m.env.PeakDb) > 0 && m.peak(j)-m.raw(j) > m.tu.clickCrestDb {
+		if m.crest(j) {
 			return false
 		}
 		if m.raw(j) >= bed+m.tu.fgRawDb {
