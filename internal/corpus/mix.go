@@ -95,6 +95,9 @@ type MixCase struct {
 	// its quietest 10 ms within 2 s of its middle (the other speaker's
 	// turn, on the crosstalk bed); 0: none.
 	TurnSec float64
+	// RoomRT60: the speech passes a reverberant room with this
+	// reverberation time (s; see room); 0: dry.
+	RoomRT60 float64
 }
 
 // MixCases returns the whole set: every speech recording with every bed at
@@ -154,6 +157,22 @@ func TurnCases() []MixCase {
 		c.Name += "-turn"
 		c.TurnSec = 20
 		out = append(out, c)
+	}
+	return out
+}
+
+// RoomCases returns the room cases: the vinyl, pink and crosstalk cases of
+// MixCases with the speech through a reverberant room (RoomRT60 0.5 s, a
+// meeting room). The truth is the reverberant speech's: its audible tail
+// is speech.
+func RoomCases() []MixCase {
+	var out []MixCase
+	for _, b := range []Bed{BedVinyl, BedPink, BedCrosstalk} {
+		for _, c := range bedCases(b, uint64(10*slices.Index(MixBeds(), b))) {
+			c.Name += "-room"
+			c.RoomRT60 = 0.5
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -279,6 +298,9 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	}
 	if c.TurnSec > 0 {
 		clean = turn(clean, c.TurnSec)
+	}
+	if c.RoomRT60 > 0 {
+		clean = room(clean, c.RoomRT60)
 	}
 	n := len(clean)
 	fl := MixRate / 100
@@ -691,6 +713,58 @@ func drift(x []float32, db float64) []float32 {
 	for i, v := range x {
 		fall := min(db*float64(i)/(driftSec*MixRate), driftMaxDb)
 		out[i] = v * float32(math.Pow(10, -fall/20))
+	}
+	return out
+}
+
+// The room of the room cases (room): a Schroeder reverberator, its output
+// added roomWetDb under the direct sound's RMS level.
+const (
+	roomWetDb    = -6.0
+	roomAllpassG = 0.5
+)
+
+// room returns x through the room with reverberation time rt60 (s): four
+// parallel feedback combs, each losing 60 dB in rt60, then two allpasses
+// in series (the delays of Freeverb's first combs and allpasses at 44.1
+// kHz, scaled to MixRate).
+func room(x []float32, rt60 float64) []float32 {
+	combs := [...]int{1557, 1617, 1491, 1422}
+	allpasses := [...]int{225, 556}
+	sc := float64(MixRate) / 44100
+	wet := make([]float64, len(x))
+	for _, d0 := range combs {
+		d := int(float64(d0) * sc)
+		g := math.Pow(10, -3*float64(d)/MixRate/rt60)
+		buf := make([]float64, d)
+		for i, v := range x {
+			y := buf[i%d]
+			buf[i%d] = float64(v) + g*y
+			wet[i] += y / float64(len(combs))
+		}
+	}
+	for _, d0 := range allpasses {
+		d := int(float64(d0) * sc)
+		buf := make([]float64, d)
+		for i, w := range wet {
+			y := -roomAllpassG*w + buf[i%d]
+			buf[i%d] = w + roomAllpassG*y
+			wet[i] = y
+		}
+	}
+	var ed, ew float64
+	for i, v := range x {
+		ed += float64(v) * float64(v)
+		ew += wet[i] * wet[i]
+	}
+	out := make([]float32, len(x))
+	if ew == 0 {
+		copy(out, x)
+		return out
+	}
+	gw := math.Sqrt(ed/ew) * math.Pow(10, roomWetDb/20)
+	for i, v := range x {
+		out[i] = float32(float64(v) + gw*wet[i])
 	}
 	return out
 }

@@ -179,3 +179,37 @@ func TestRadioChannel(t *testing.T) {
 		}
 	}
 }
+
+// TestRoom checks the room cases' reverberator: an impulse's energy decays
+// at the reverberation time asked for (the Schroeder integral's fall from
+// -5 to -25 dB, times 3, within 15 %), and the reverberation stands
+// roomWetDb under the direct sound.
+func TestRoom(t *testing.T) {
+	for _, rt60 := range []float64{0.3, 0.5, 0.8} {
+		x := make([]float32, 2*MixRate)
+		x[0] = 1
+		y := room(x, rt60)
+		// Schroeder backward integral of the reverberation (the impulse
+		// itself left out).
+		e := make([]float64, len(y))
+		acc := 0.0
+		for i := len(y) - 1; i >= 1; i-- {
+			acc += float64(y[i]) * float64(y[i])
+			e[i] = acc
+		}
+		at := func(db float64) float64 {
+			for i := 1; i < len(e); i++ {
+				if 10*math.Log10(e[i]/e[1]) <= db {
+					return float64(i) / MixRate
+				}
+			}
+			return math.Inf(1)
+		}
+		if got := 3 * (at(-25) - at(-5)); math.Abs(got-rt60)/rt60 > 0.15 {
+			t.Errorf("RT60 %g s: measured %.3f s", rt60, got)
+		}
+		if wet := 10 * math.Log10(e[1]/(float64(y[0])*float64(y[0]))); math.Abs(wet-roomWetDb) > 0.5 {
+			t.Errorf("RT60 %g s: reverberation %.2f dB against the direct sound, want %g", rt60, wet, roomWetDb)
+		}
+	}
+}
