@@ -291,8 +291,8 @@ const (
 // speech more often (at 15 dB or more, 49 of 774 by over 40 ms, 11 of 757
 // dry): into the room's tail after words, which the truth hears down to
 // the bed + 6 dB. With 125 ms kept at each edge, the long recordings
-// rarely clip; the short ones do (librivox, picovoice: short sounds in pauses, picovoice's final
-// burst, made longer by the room).
+// rarely clip; the short ones do (librivox, picovoice: short sounds in
+// pauses, picovoice's final burst, made longer by the room).
 var roomFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedVinyl:     {10: 85, 15: 94, 20: 95, 25: 95, 35: 97},
 	corpus.BedPink:      {10: 95, 15: 96, 20: 97, 25: 97, 35: 97},

@@ -128,7 +128,7 @@ func RadioCases() []MixCase { return bedCases(BedRadio, 70) }
 // crosstalk bed, both through a telephone link's band, at every ratio of
 // MixSNRs, with the seeds of the crosstalk cases of MixCases.
 func PhoneCases() []MixCase {
-	return bedCases(BedPhone, uint64(10*slices.Index(MixBeds(), BedCrosstalk)))
+	return bedCases(BedPhone, mixSeed(BedCrosstalk))
 }
 
 // DriftCases returns the drift cases: every speech recording over the
@@ -136,15 +136,7 @@ func PhoneCases() []MixCase {
 // level falling 10 dB a minute (DriftDb), the seeds of MixCases. The ratio
 // is the one to the active level of the whole drifting speech.
 func DriftCases() []MixCase {
-	var out []MixCase
-	for _, b := range []Bed{BedPink, BedCrosstalk} {
-		for _, c := range bedCases(b, uint64(10*slices.Index(MixBeds(), b))) {
-			c.Name += "-drift"
-			c.DriftDb = 10
-			out = append(out, c)
-		}
-	}
-	return out
+	return variants([]Bed{BedPink, BedCrosstalk}, "-drift", func(c *MixCase) { c.DriftDb = 10 })
 }
 
 // TurnCases returns the turn cases: the crosstalk cases of MixCases with a
@@ -152,13 +144,7 @@ func DriftCases() []MixCase {
 // where the main speaker is silent: a close-mic track during the other
 // speaker's turn.
 func TurnCases() []MixCase {
-	var out []MixCase
-	for _, c := range bedCases(BedCrosstalk, uint64(10*slices.Index(MixBeds(), BedCrosstalk))) {
-		c.Name += "-turn"
-		c.TurnSec = 20
-		out = append(out, c)
-	}
-	return out
+	return variants([]Bed{BedCrosstalk}, "-turn", func(c *MixCase) { c.TurnSec = 20 })
 }
 
 // RoomCases returns the room cases: the vinyl, pink and crosstalk cases of
@@ -166,16 +152,26 @@ func TurnCases() []MixCase {
 // meeting room). The truth is the reverberant speech's: its audible tail
 // is speech.
 func RoomCases() []MixCase {
+	return variants([]Bed{BedVinyl, BedPink, BedCrosstalk}, "-room", func(c *MixCase) { c.RoomRT60 = 0.5 })
+}
+
+// variants returns the cases of MixCases over beds (their seeds too), each
+// named with suffix and changed by set.
+func variants(beds []Bed, suffix string, set func(*MixCase)) []MixCase {
 	var out []MixCase
-	for _, b := range []Bed{BedVinyl, BedPink, BedCrosstalk} {
-		for _, c := range bedCases(b, uint64(10*slices.Index(MixBeds(), b))) {
-			c.Name += "-room"
-			c.RoomRT60 = 0.5
+	for _, b := range beds {
+		for _, c := range bedCases(b, mixSeed(b)) {
+			c.Name += suffix
+			set(&c)
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+// mixSeed is the seed bedCases gives MixCases' cases over bed b (of
+// MixBeds).
+func mixSeed(b Bed) uint64 { return uint64(10 * slices.Index(MixBeds(), b)) }
 
 // bedCases returns every speech recording over bed b at every ratio of
 // MixSNRs, the i-th recording's seed 1000 i + seed.
