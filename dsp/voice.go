@@ -20,9 +20,10 @@ import (
 //   - over it, the frame stands well clear of the background.
 //
 // Where the bed is quiet, level decides every frame: VoiceLoud over the
-// floor band. Where it is busy (voiceBusyShare, 30 %, or more of the
-// recent frames over digital silence fall in the band: a noisy, humming,
-// crackling or musical bed, another voice; about the last 33 s count) the
+// floor band. Where it is loud (the 10th percentile of the recent 50 ms
+// levels within voiceLoudBedDb, 30 dB, of their 95th: a noisy, humming,
+// crackling or musical bed, another voice; about the last 33 s count, and
+// the first second, before voiceStatsMin levels, counts as loud) the
 // classifier runs on every frame over the floor band, the loud ones too,
 // which may be loud music or another voice.
 //
@@ -36,10 +37,27 @@ import (
 // voiceGapChunks (128 ms) are run through. A classified frame stores
 // 1 + round(253 x the probability of the chunk holding its centre).
 //
+// The network hears the programme at one level, whatever the input's: its
+// scores depend on level (the real-speech mixes of plan's TestRealMix 20
+// dB quieter: another voice scored 0.03-0.09 where it scored 0.67-0.95,
+// and a speech-free classification was set aside; 10 dB louder: a music
+// bed scored more speech-like), so its input is scaled to bring the 95th
+// percentile of the recent 50 ms levels to voiceNetLevelDb (-21 dBFS, the
+// middle of the -13.5 to -28.5 dBFS the mixes span), boosting at most
+// voiceNetBoostDb (30 dB) and never lifting the 10th percentile over
+// voiceNetBedDb (-40 dBFS: a bed is not brought up into the levels where
+// the network took music for speech). The gain follows the levels known
+// (updated each second, about the last 33 s counting). The first frames
+// wait for voiceHoldFrames (5 s) of levels: a recording that opens on its
+// bed alone (music, another voice) would otherwise be heard at the bed's
+// level until its speech came (plan's TestLevelMix: picovoice's opening
+// crosstalk or music).
+//
 // On a file whose pauses are quiet, only the onsets and decays of speech
 // fall in the band, so the classifier costs little; on a noisy bed it
 // runs on most frames. The frames are decided 1.03 s late (the floor looks
-// 1 s ahead), from a ring of the last 1.36 s or more of the downmix.
+// 1 s ahead; the first 5 s later), from a ring of the last 5.4 s or more
+// of the downmix.
 const (
 	// VoiceFloor marks a frame at the background's level (not classified).
 	VoiceFloor uint8 = 0
@@ -53,18 +71,26 @@ const (
 	voiceHistLoDb    = voiceSilenceDb
 	voiceHistBins    = int((20-voiceHistLoDb)*2) + 1 // 0.5 dB bins up to +20 dBFS
 	voiceSilenceDb   = -90.0
-	voiceFloorWin    = 100 // frames each side for the local floor
-	voiceSmooth      = 2   // frames each side of the 50 ms level
+	voiceFloorWin    = 100  // frames each side for the local floor
+	voiceHoldFrames  = 500  // levels known before the first frame is decided (the network's gain)
+	voiceRingFrames  = 1024 // frame levels kept: voiceFloorWin behind the frame decided to voiceHoldFrames ahead
+	voiceSmooth      = 2    // frames each side of the 50 ms level
 	voiceDelay       = voiceFloorWin + voiceSmooth + 1
 	voiceWarmChunks  = 6     // chunks run before a stretch's first classified frame
 	voiceGapChunks   = 4     // chunks of level-decided frames run through
-	voiceStatsMin    = 100   // 50 ms levels (weighted) before the loud-bed test is trusted
-	voiceStatsEvery  = 100   // frames between updates of the loud-bed test
+	voiceStatsMin    = 100   // 50 ms levels (weighted) before the loud-bed test or the gain is trusted
+	voiceStatsEvery  = 100   // frames between updates of the loud-bed test and the gain
 	voiceStatsForget = 0.97  // weight kept by the counts each update: about 33 s of memory
 	voiceResampleSec = 0.001 // half-length of the resampling kernel
 	voiceResamplePh  = 64    // resampling kernel phases
 	voiceCutoffHz    = 7200.0
+	voiceNetLevelDb  = -21.0 // the network's input: recent 95th percentile 50 ms level brought here
+	voiceNetBoostDb  = 30.0  // at most this much boost
+	voiceNetBedDb    = -40.0 // and never the 10th percentile lifted over this
 )
+
+// The frame rings hold every level a decision reads (a compile-time check).
+const _ = uint(voiceRingFrames - (voiceFloorWin + voiceHoldFrames + voiceSmooth + 1))
 
 // VoiceScore returns a classified frame's speech probability in [0, 1],
 // or -1 for VoiceFloor and 2 for VoiceLoud.
@@ -88,23 +114,25 @@ type voiceDetector struct {
 	mask int64
 	n    int64 // samples written
 
-	pw   [512]float64 // frame mean squares, by frame index mod 512
-	sm   [512]float64 // 50 ms levels (dB), by frame index mod 512
-	dq   [512]int64   // sliding-minimum deque of frame indexes over sm
-	dqH  int          // deque head (index into dq, mod 512)
-	dqN  int          // deque length
-	nf   int64        // frames pushed
-	nsm  int64        // smoothed levels computed
-	done int64        // frames decided
+	pw   [voiceRingFrames]float64 // frame mean squares, by frame index mod voiceRingFrames
+	sm   [voiceRingFrames]float64 // 50 ms levels (dB), by frame index mod voiceRingFrames
+	dq   [voiceRingFrames]int64   // sliding-minimum deque of frame indexes over sm
+	dqH  int                      // deque head (index into dq, mod voiceRingFrames)
+	dqN  int                      // deque length
+	nf   int64                    // frames pushed
+	nsm  int64                    // smoothed levels computed
+	done int64                    // frames decided
 
-	// The loud-bed test: a histogram of the recent 50 ms levels
-	// (forgetting the past by voiceStatsForget every voiceStatsEvery
-	// frames).
-	hist     [voiceHistBins]float32
-	histN    float32
-	loudBed  bool
-	statsAge int
-	runStart int64 // first frame of the current run of band frames, -1: none
+	// The loud-bed test: the recent 50 ms levels up to voiceFloorWin
+	// frames ahead of the frame being decided; the network's gain: all
+	// the levels computed.
+	bedStats  levelStats
+	gainStats levelStats
+	fed       int64 // levels given to bedStats
+	flushing  bool
+	loudBed   bool
+	statsAge  int
+	runStart  int64 // first frame of the current run of band frames, -1: none
 
 	// The classifier: the network's stream, the resampler's kernel, and
 	// the next chunk (at 16 kHz) to run; probs holds the last chunks'
@@ -116,7 +144,8 @@ type voiceDetector struct {
 	chunk   [silero.Chunk]float32
 	nextCh  int64 // next chunk to run; -1: the network is idle
 	probs   [8]float32
-	classes int // frames classified
+	classes int     // frames classified
+	gain    float32 // the network's input gain (netGain)
 
 	out []uint8
 }
@@ -128,7 +157,7 @@ func newVoiceDetector(rate, ch int) *voiceDetector {
 	}
 	warm := float64(voiceWarmChunks+1)*silero.Chunk/silero.Rate + float64(silero.Context)/silero.Rate +
 		float64(voiceMinRun)*EnvelopeFrameSec
-	need := int64(float64(rate)*(float64(voiceDelay+4)*EnvelopeFrameSec+warm)) + int64(2*half) + 1
+	need := int64(float64(rate)*(float64(max(voiceDelay, voiceHoldFrames+voiceSmooth)+4)*EnvelopeFrameSec+warm)) + int64(2*half) + 1
 	size := int64(1)
 	for size < need {
 		size <<= 1
@@ -136,7 +165,7 @@ func newVoiceDetector(rate, ch int) *voiceDetector {
 	v := &voiceDetector{
 		rate: int64(rate), ch: ch,
 		ring: make([]float32, size), mask: size - 1,
-		nextCh: -1, loudBed: true, runStart: -1,
+		nextCh: -1, loudBed: true, runStart: -1, gain: 1,
 	}
 	if m, err := silero.Load(); err == nil {
 		v.net = m.NewStream()
@@ -243,13 +272,13 @@ func (v *voiceDetector) write(seg []float32) {
 // frame records the mean square of the frame just closed and decides the
 // frames that are now far enough behind.
 func (v *voiceDetector) frame(ms float64) {
-	v.pw[v.nf%512] = ms
+	v.pw[v.nf%voiceRingFrames] = ms
 	v.nf++
 	// The 50 ms level of frame nf-1-voiceSmooth is now complete.
 	for v.nsm+voiceSmooth < v.nf {
 		v.smooth(v.nsm, v.nf)
 	}
-	for v.done+voiceFloorWin < v.nsm {
+	for v.done+voiceFloorWin < v.nsm && v.nsm >= voiceHoldFrames {
 		v.decide(v.done)
 	}
 }
@@ -259,6 +288,7 @@ func (v *voiceDetector) flush() {
 	for v.nsm < v.nf {
 		v.smooth(v.nsm, v.nf)
 	}
+	v.flushing = true
 	for v.done < v.nf {
 		v.decide(v.done)
 	}
@@ -269,69 +299,117 @@ func (v *voiceDetector) flush() {
 func (v *voiceDetector) smooth(i, nf int64) {
 	s, c := 0.0, 0
 	for j := max(i-voiceSmooth, 0); j <= min(i+voiceSmooth, nf-1); j++ {
-		s += v.pw[j%512]
+		s += v.pw[j%voiceRingFrames]
 		c++
 	}
 	l := FloorDb
 	if m := s / float64(c); m > 1e-12 {
 		l = max(10*math.Log10(m), FloorDb)
 	}
-	v.sm[i%512] = l
-	for v.dqN > 0 && v.sm[v.dq[(v.dqH+v.dqN-1)%512]%512] >= l {
-		v.dqN--
-	}
-	v.dq[(v.dqH+v.dqN)%512] = i
-	v.dqN++
+	v.sm[i%voiceRingFrames] = l
 	v.nsm = i + 1
-	if l >= voiceHistLoDb {
-		v.hist[min(int((l-voiceHistLoDb)*2), voiceHistBins-1)]++
-		v.histN++
-	}
-	if i%voiceStatsEvery == voiceStatsEvery-1 {
-		for b := range v.hist {
-			v.hist[b] *= voiceStatsForget
-		}
-		v.histN *= voiceStatsForget
-	}
-
+	v.gainStats.add(l)
 }
 
-// updateLoudBed works out whether the bed is loud from the recent levels:
-// the 10th percentile of the 50 ms levels within voiceLoudBedDb of the
-// 95th (the floor and the programme level, as EstimateLevels takes them).
-func (v *voiceDetector) updateLoudBed() {
-	if v.histN < voiceStatsMin {
-		v.loudBed = true
-		return
-	}
-	p10, p95 := -1, -1
-	var acc float32
-	for b, c := range v.hist {
-		acc += c
-		if p10 < 0 && 10*acc >= v.histN {
-			p10 = b
+// reach makes the levels up to frame i+voiceFloorWin (all of them once
+// flushing) known to the decisions: pushed on the sliding-minimum deque
+// and counted in bedStats.
+func (v *voiceDetector) reach(i int64) {
+	for ; v.fed < v.nsm && (v.flushing || v.fed <= i+voiceFloorWin); v.fed++ {
+		l := v.sm[v.fed%voiceRingFrames]
+		for v.dqN > 0 && v.sm[v.dq[(v.dqH+v.dqN-1)%voiceRingFrames]%voiceRingFrames] >= l {
+			v.dqN--
 		}
-		if 100*acc >= 95*v.histN {
-			p95 = b
+		v.dq[(v.dqH+v.dqN)%voiceRingFrames] = v.fed
+		v.dqN++
+		v.bedStats.add(l)
+	}
+}
+
+// levelStats is a histogram of recent 50 ms levels in 0.5 dB bins from
+// voiceHistLoDb (digital silence, not counted) up, forgetting the past by
+// voiceStatsForget every voiceStatsEvery levels: about the last 33 s count.
+type levelStats struct {
+	hist  [voiceHistBins]float32
+	n     float32 // weighted count of the levels in hist
+	added int64
+}
+
+// add counts the level l (dBFS).
+func (s *levelStats) add(l float64) {
+	if l >= voiceHistLoDb {
+		s.hist[min(int((l-voiceHistLoDb)*2), voiceHistBins-1)]++
+		s.n++
+	}
+	if s.added++; s.added%voiceStatsEvery == 0 {
+		for b := range s.hist {
+			s.hist[b] *= voiceStatsForget
+		}
+		s.n *= voiceStatsForget
+	}
+}
+
+// percentiles returns the 10th and 95th percentile of the levels (the
+// floors of their bins, dBFS); ok is false with fewer than voiceStatsMin.
+func (s *levelStats) percentiles() (p10, p95 float64, ok bool) {
+	if s.n < voiceStatsMin {
+		return 0, 0, false
+	}
+	b10, b95 := -1, -1
+	var acc float32
+	for b, c := range s.hist {
+		acc += c
+		if b10 < 0 && 10*acc >= s.n {
+			b10 = b
+		}
+		if 100*acc >= 95*s.n {
+			b95 = b
 			break
 		}
 	}
-	v.loudBed = float64(p95-p10)/2 < voiceLoudBedDb
+	return voiceHistLoDb + float64(b10)/2, voiceHistLoDb + float64(b95)/2, true
+}
+
+// updateStats works out from the recent levels whether the bed is loud:
+// the 10th percentile of the 50 ms levels within voiceLoudBedDb of the
+// 95th (the floor and the programme level, as EstimateLevels takes them);
+// and the network's input gain from the same two over the levels known
+// (netGain).
+func (v *voiceDetector) updateStats() {
+	if p10, p95, ok := v.gainStats.percentiles(); ok {
+		v.gain = float32(math.Pow(10, netGain(p10, p95)/20))
+	}
+	p10, p95, ok := v.bedStats.percentiles()
+	v.loudBed = !ok || p95-p10 < voiceLoudBedDb
+}
+
+// netGain returns the gain (dB) that brings a programme whose recent 50 ms
+// levels have the 10th percentile p10 and the 95th p95 (dBFS) to the
+// network's level: p95 to voiceNetLevelDb, a boost of at most
+// voiceNetBoostDb that leaves p10 at voiceNetBedDb or under (none where p10
+// is over it already).
+func netGain(p10, p95 float64) float64 {
+	g := voiceNetLevelDb - p95
+	if g > 0 {
+		g = max(min(g, voiceNetBoostDb, voiceNetBedDb-p10), 0)
+	}
+	return g
 }
 
 // decide classifies frame i: its local floor is the minimum 50 ms level
 // over [i-voiceFloorWin, i+voiceFloorWin] (as far as known).
 func (v *voiceDetector) decide(i int64) {
+	v.reach(i)
 	for v.dqN > 0 && v.dq[v.dqH] < i-voiceFloorWin {
-		v.dqH = (v.dqH + 1) % 512
+		v.dqH = (v.dqH + 1) % voiceRingFrames
 		v.dqN--
 	}
 	if v.statsAge--; v.statsAge <= 0 {
-		v.updateLoudBed()
+		v.updateStats()
 		v.statsAge = voiceStatsEvery
 	}
-	floor := v.sm[v.dq[v.dqH]%512]
-	l := v.sm[i%512]
+	floor := v.sm[v.dq[v.dqH]%voiceRingFrames]
+	l := v.sm[i%voiceRingFrames]
 	var out uint8
 	switch {
 	case l < voiceSilenceDb || l < floor+voiceFloorBandDb:
@@ -391,7 +469,7 @@ func (v *voiceDetector) speech(i int64) float32 {
 	for ; v.nextCh <= c; v.nextCh++ {
 		base := v.nextCh * silero.Chunk
 		for j := range v.chunk {
-			v.chunk[j] = v.resampled(base + int64(j))
+			v.chunk[j] = v.gain * v.resampled(base+int64(j))
 		}
 		v.probs[v.nextCh%int64(len(v.probs))] = v.net.Process(v.chunk[:])
 	}

@@ -98,6 +98,10 @@ type MixCase struct {
 	// RoomRT60: the speech passes a reverberant room with this
 	// reverberation time (s; see room); 0: dry.
 	RoomRT60 float64
+	// GainDb: the whole mix lies this much over the level its seed gives
+	// (the speech at -20, -26 or -32 dBFS active): a quiet recording or a
+	// mastered one; 0: that level.
+	GainDb float64
 }
 
 // MixCases returns the whole set: every speech recording with every bed at
@@ -153,6 +157,15 @@ func TurnCases() []MixCase {
 // is speech.
 func RoomCases() []MixCase {
 	return variants([]Bed{BedVinyl, BedPink, BedCrosstalk}, "-room", func(c *MixCase) { c.RoomRT60 = 0.5 })
+}
+
+// LevelCases returns the level cases: the vinyl, music and crosstalk
+// cases of MixCases with the whole mix gainDb louder (GainDb), the seeds
+// of MixCases: -20 dB puts the speech at -40 to -52 dBFS active (a
+// recording made with too little gain), +10 dB at -10 to -22 dBFS (a
+// mastered podcast).
+func LevelCases(gainDb float64) []MixCase {
+	return variants([]Bed{BedVinyl, BedMusic, BedCrosstalk}, fmt.Sprintf("-gain%+g", gainDb), func(c *MixCase) { c.GainDb = gainDb })
 }
 
 // variants returns the cases of MixCases over beds (their seeds too), each
@@ -279,8 +292,8 @@ type Mixed struct {
 }
 
 // Mix builds the case. The speech is scaled to an active level of -20, -26
-// or -32 dBFS (by seed), the bed to SNRDb under it; TPDF dither, then 16-bit
-// rounding.
+// or -32 dBFS (by seed; plus GainDb), the bed to SNRDb under it; TPDF
+// dither, then 16-bit rounding.
 func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	clean, err := m.speech(ctx, c.Speech)
 	if err != nil {
@@ -326,7 +339,7 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	}
 	activeDb := db10(sum / float64(cnt))
 	r := rand.New(rand.NewPCG(c.Seed, 0x6d6978))
-	target := []float64{-20, -26, -32}[c.Seed%3]
+	target := []float64{-20, -26, -32}[c.Seed%3] + c.GainDb
 	gain := math.Pow(10, (target-activeDb)/20)
 
 	bed, err := m.bed(ctx, c, n, r)
