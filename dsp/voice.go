@@ -128,7 +128,7 @@ type voiceDetector struct {
 	// the levels computed.
 	bedStats  levelStats
 	gainStats levelStats
-	fed       int64 // levels given to bedStats
+	fed       int64 // levels given to the deque and bedStats (reach)
 	flushing  bool
 	loudBed   bool
 	statsAge  int
