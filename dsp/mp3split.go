@@ -145,11 +145,13 @@ func mp3Trailer(b []byte) bool {
 // mp3FrameSize returns the length in bytes of the frame whose header is
 // v, or false when v is no Layer III frame of the stream h describes.
 func mp3FrameSize(v uint32, h mp3Header) (int, bool) {
-	if int(v>>19)&3 != h.version || mp3Rates[h.version][(v>>10)&3] != h.sampleRate {
+	// MP3FrameLen first: it refuses the reserved sample rate index (3),
+	// which mp3Rates has no entry for.
+	size, _, ok := MP3FrameLen(v)
+	if !ok || int(v>>19)&3 != h.version || mp3Rates[h.version][(v>>10)&3] != h.sampleRate {
 		return 0, false
 	}
-	size, _, ok := MP3FrameLen(v)
-	return size, ok
+	return size, true
 }
 
 // MP3FrameLen returns the length in bytes and the samples per channel of
