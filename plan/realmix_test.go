@@ -562,7 +562,7 @@ func TestRoomMix(t *testing.T) {
 // does, with its own regression floors (levelFloor, levelLimits).
 func TestLevelMix(t *testing.T) {
 	if testing.Short() {
-		t.Skip("level cases: about 60 s")
+		t.Skip("level cases: about 30 s")
 	}
 	for _, g := range []float64{-20, 10} {
 		t.Run(fmt.Sprintf("gain%+gdB", g), func(t *testing.T) {

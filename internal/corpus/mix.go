@@ -99,8 +99,9 @@ type MixCase struct {
 	// reverberation time (s; see room); 0: dry.
 	RoomRT60 float64
 	// GainDb: the whole mix lies this much over the level its seed gives
-	// (the speech at -20, -26 or -32 dBFS active): a quiet recording or a
-	// mastered one; 0: that level.
+	// (the speech at -20, -26 or -32 dBFS active; less where the mix would
+	// peak over full scale, see Mix): a quiet recording or a mastered one;
+	// 0: that level.
 	GainDb float64
 }
 
