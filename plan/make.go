@@ -220,7 +220,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
 	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30, edgeQuietNear: 20,
 	edgeWideWin: 3000, edgeWideMaxDb: 2,
-	fgBedDb: 9, fgSpeechDb: 15, fgRejectDb: 8, fgRawDb: 7, fgMin: 4, fgNear: 60, fgRawMin: 3}
+	fgBedDb: 9, fgSpeechDb: 16, fgRejectDb: 8, fgRawDb: 7, fgMin: 4, fgNear: 60, fgRawMin: 3}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding; fg

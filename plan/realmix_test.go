@@ -292,7 +292,10 @@ const (
 // dry): into the room's tail after words, which the truth hears down to
 // the bed + 6 dB. With 125 ms kept at each edge, the long recordings
 // rarely clip; the short ones do (librivox, picovoice: short sounds in
-// pauses, picovoice's final burst, made longer by the room).
+// pauses, picovoice's final burst, made longer by the room). Since the
+// foreground rule's speech-level bound went from 15 to 16 dB (plan's doc)
+// the room keeps picovoice's burst: 3 cases clip, 13 have a boundary P95
+// over 40 ms (9 at 15 dB or more).
 var roomFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedVinyl:     {10: 85, 15: 94, 20: 95, 25: 95, 35: 97},
 	corpus.BedPink:      {10: 95, 15: 96, 20: 97, 25: 97, 35: 97},
@@ -301,9 +304,9 @@ var roomFloor = map[corpus.Bed]map[float64]float64{
 
 const (
 	roomMaxClipMs      = 230
-	roomMaxClipCases   = 8
-	roomMaxP95Cases    = 14
-	roomMaxP95BarCases = 10
+	roomMaxClipCases   = 3
+	roomMaxP95Cases    = 13
+	roomMaxP95BarCases = 9
 )
 
 // The level cases' floors (TestLevelMix), by the mix's gain: the vinyl,
@@ -316,7 +319,8 @@ const (
 // 25 dB 95.0 and 96.4 % cut), and allison's music at 35 dB was kept (89 %);
 // 10 dB louder: the music bed scored as speech before picovoice's first
 // word (picovoice-music-20 69 %), music at 10 dB 80.4 %, and 14 cases had a
-// boundary P95 over 40 ms (6 at 15 dB or more; now 10 and 3). Every cell
+// boundary P95 over 40 ms (6 at 15 dB or more; then 10 and 3, and 9 and 2
+// since the foreground rule's 16 dB bound: librispeech over vinyl at 20 dB). Every cell
 // now lies within 0.7 points of the same cases at their own level
 // (TestRealMix) but music at 10 dB 10 dB louder: 81.6 % cut against 84.2 %
 // (june 75 % against 83 %).
@@ -335,7 +339,7 @@ var levelFloor = map[float64]map[corpus.Bed]map[float64]float64{
 
 var levelLimits = map[float64]mixLimits{
 	-20: {maxClipMs: 80, maxClipCases: 1, maxP95Cases: 9, maxP95Bar: 2},
-	10:  {maxClipMs: 80, maxClipCases: 1, maxP95Cases: 10, maxP95Bar: 3},
+	10:  {maxClipMs: 80, maxClipCases: 1, maxP95Cases: 9, maxP95Bar: 2},
 }
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
