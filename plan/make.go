@@ -30,6 +30,10 @@ const (
 	// voicedScore: a classified frame scoring this or more is speech
 	// (voicedShare), as for the voice classification's seeds.
 	voicedScore = 0.5
+	// voicedIslandFrames: an island with at least this many frames
+	// classified as speech, and as many as not, is no short noise
+	// (voicedIsland): minSpeech does not drop it.
+	voicedIslandFrames = 3
 )
 
 // Make turns an analysis into a plan with params p (validated first) and
@@ -502,7 +506,7 @@ func (m *maker) silenceCuts(islands []island, p Params) []Cut {
 		whole := is.s == 0 && is.e >= m.n
 		leftOK := is.rs == 0 || (k > 0 && is.rs-islands[k-1].re >= halfPause) || (k == 0 && is.rs >= halfPause)
 		rightOK := is.re >= m.n || (k+1 < len(islands) && islands[k+1].rs-is.re >= halfPause) || (k+1 == len(islands) && m.n-is.re >= halfPause)
-		if !whole && !is.fg && is.he-is.hs < minSpeech && leftOK && rightOK {
+		if !whole && !is.fg && is.he-is.hs < minSpeech && leftOK && rightOK && !m.voicedIsland(is.rs, is.re) {
 			cur.shorts = append(cur.shorts, is) // judged on the raw island
 			continue
 		}
@@ -805,6 +809,28 @@ func (m *maker) allUnvoiced(a, b int) bool {
 		}
 	}
 	return a < b
+}
+
+// voicedIsland reports whether the voice network hears speech in the
+// frames [a, b): at least voicedIslandFrames of them classified (a 32 ms
+// chunk of the network), half or more of those scoring voicedScore or
+// more. Frames level decided (floor, loud) do not count either way.
+func (m *maker) voicedIsland(a, b int) bool {
+	if len(m.env.Voice) != m.n {
+		return false
+	}
+	first := uint8(math.Ceil(1 + 253*voicedScore))
+	cl, vo := 0, 0
+	for _, v := range m.env.Voice[a:b] {
+		if v == dsp.VoiceFloor || v == dsp.VoiceLoud {
+			continue
+		}
+		cl++
+		if v >= first {
+			vo++
+		}
+	}
+	return vo >= voicedIslandFrames && 2*vo >= cl
 }
 
 // voicedShare returns the share of the frames the voice network

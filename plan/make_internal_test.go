@@ -160,3 +160,44 @@ func TestClick(t *testing.T) {
 		})
 	}
 }
+
+// TestVoicedIsland checks which islands the voice network hears as speech:
+// at least 3 classified frames, half or more of them scoring 0.5 or more;
+// frames level decided count neither way.
+func TestVoicedIsland(t *testing.T) {
+	const (
+		sp = uint8(229) // classified, 0.9
+		no = uint8(26)  // classified, 0.1
+		hi = uint8(128) // the lowest code at 0.5 or more (0.502)
+		lo = uint8(127) // 0.498
+		fl = dsp.VoiceFloor
+		ld = dsp.VoiceLoud
+	)
+	tests := []struct {
+		name  string
+		voice []uint8
+		want  bool
+	}{
+		{"a syllable the network hears", []uint8{sp, sp, sp}, true},
+		{"two frames: under one chunk", []uint8{sp, sp, no}, false},
+		{"half of them", []uint8{sp, no, sp, no, sp, no}, true},
+		{"under half", []uint8{sp, no, sp, no, sp, no, no}, false},
+		{"loud and floor frames do not count", []uint8{ld, ld, sp, sp, sp, fl, ld}, true},
+		{"loud alone (a click level found)", []uint8{ld, ld, ld, ld}, false},
+		{"at 0.5", []uint8{hi, hi, hi}, true},
+		{"just under 0.5", []uint8{lo, lo, lo}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(tc.voice)
+			m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n), Voice: tc.voice}, n: n}
+			if got := m.voicedIsland(0, n); got != tc.want {
+				t.Errorf("voicedIsland = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, 3), PeakDb: make([]float32, 3)}, n: 3}
+	if m.voicedIsland(0, 3) {
+		t.Error("an analysis without a voice classification: voiced island")
+	}
+}
