@@ -106,8 +106,9 @@ const DefaultPresetName = "podcast"
 //   - podcast (the default): cuts pauses of 0.6 s or more down to 250 ms,
 //     so the rhythm of conversation stays natural; a stray noise under
 //     120 ms inside a pause (a click, a mouse, a lip smack) goes with it,
-//     unless it stands out of a steady bed near speech, within 15 dB of
-//     the speech level (a foreground sound: see the package doc).
+//     unless it stands out of a steady bed near speech, within 16 dB of
+//     the speech level (a foreground sound: see the package doc), or the
+//     voice network hears speech in it.
 //     Normalized to -16 LUFS (the podcast platforms' target).
 //   - youtube: tighter, pauses of 0.35 s or more down to 120 ms, stray
 //     sounds under 150 ms dropped; -14 LUFS.
@@ -116,7 +117,9 @@ const DefaultPresetName = "podcast"
 //   - interview: pauses of 0.9 s or more down to 350 ms, to keep the
 //     turn-taking between two voices audible.
 //   - radical: every pause of 0.2 s or more down to 60 ms and every island
-//     under 250 ms removed; fast jump-cut style, may drop short words.
+//     under 250 ms removed; fast jump-cut style, may drop short words (not
+//     those the voice network hears as speech: over a quiet bed level
+//     decides and the network is not run, so there it does).
 //
 // The values are the starting table, kept after measuring them on
 // the synthetic corpus (seeds 1-3, 30 files, 18 min, speech truth known):
