@@ -811,6 +811,10 @@ func (m *maker) allUnvoiced(a, b int) bool {
 	return a < b
 }
 
+// voicedCode returns the lowest voice code whose score reaches
+// voicedScore (a code is 1 + 253 x the score).
+func voicedCode() uint8 { return uint8(math.Ceil(1 + 253*voicedScore)) }
+
 // voicedIsland reports whether the voice network hears speech in the
 // frames [a, b): at least voicedIslandFrames of them classified (a 32 ms
 // chunk of the network), half or more of those scoring voicedScore or
@@ -819,7 +823,7 @@ func (m *maker) voicedIsland(a, b int) bool {
 	if len(m.env.Voice) != m.n {
 		return false
 	}
-	first := uint8(math.Ceil(1 + 253*voicedScore))
+	first := voicedCode()
 	cl, vo := 0, 0
 	for _, v := range m.env.Voice[a:b] {
 		if v == dsp.VoiceFloor || v == dsp.VoiceLoud {
@@ -840,8 +844,7 @@ func (m *maker) voicedIsland(a, b int) bool {
 // more), a music file 0.03 at most (testdata: Brahms 0.001, Vibe Ace
 // 0.033, the garzul loop 0): the network scores music about 0 throughout.
 func (m *maker) voicedShare() float64 {
-	// The lowest code whose score reaches voicedScore (1 + 253 x score).
-	first := uint8(math.Ceil(1 + 253*voicedScore))
+	first := voicedCode()
 	cl, vo := 0, 0
 	for _, v := range m.env.Voice {
 		if v != dsp.VoiceFloor {
