@@ -261,13 +261,13 @@ const (
 // trackSpeechLevel and speakerLevel). Against the whole input's speech
 // level, 14 of the 48 cases clipped more than 30 ms (80 ms to 2 s: the
 // quieter part's words taken for a fainter voice) and 13 had a boundary
-// P95 over 40 ms. Left: allison over pink noise at 15 dB (50 ms); june
-// over pink noise at 10 dB (80 ms, then 40 ms, which clipped with the
-// faint-voice rule off too) keeps its short word since minSpeech spares
-// the islands the network hears as speech. Crosstalk at 15 dB keeps more of the other voice (87 % of the
-// removable pause time cut): by the recording's end the speaker has fallen
-// 12 dB and the other voice stands some 9 dB under it, no longer the faint
-// voice the rule removes.
+// P95 over 40 ms. Left: allison over pink noise at 15 dB (50 ms); june over
+// pink noise at 10 dB (80 ms, then 40 ms, which clipped with the
+// faint-voice rule off too) keeps its short word since minSpeech spares the
+// islands the network hears as speech. Crosstalk at 15 dB keeps more of the
+// other voice (87 % of the removable pause time cut): by the recording's
+// end the speaker has fallen 12 dB and the other voice stands some 9 dB
+// under it, no longer the faint voice the rule removes.
 var driftFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedPink:      {10: 80, 15: 96, 20: 97, 25: 97, 35: 97},
 	corpus.BedCrosstalk: {15: 84, 20: 96, 25: 96},
@@ -336,10 +336,10 @@ const (
 // 10 dB louder: the music bed scored as speech before picovoice's first
 // word (picovoice-music-20 69 %), music at 10 dB 80.4 %, and 14 cases had a
 // boundary P95 over 40 ms (6 at 15 dB or more; then 10 and 3, and 9 and 2
-// since the foreground rule's 16 dB bound: librispeech over vinyl at 20 dB). Every cell
-// now lies within 0.7 points of the same cases at their own level
-// (TestRealMix) but music at 10 dB 10 dB louder: 81.6 % cut against 84.2 %
-// (june 75 % against 83 %).
+// since the foreground rule's 16 dB bound: librispeech over vinyl at 20
+// dB). Every cell now lies within 0.7 points of the same cases at their own
+// level (TestRealMix) but music at 10 dB 10 dB louder: 81.6 % cut against
+// 84.2 % (june 75 % against 83 %).
 var levelFloor = map[float64]map[corpus.Bed]map[float64]float64{
 	-20: {
 		corpus.BedVinyl:     {10: 83, 15: 94, 20: 95, 25: 96, 35: 97},
@@ -614,7 +614,7 @@ var shortWordLimits = map[string]struct {
 // the voice network hears as speech is no short noise (voicedIsland).
 func TestShortWords(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short words: about 15 s")
+		t.Skip("short words: about 20 s")
 	}
 	m := corpus.NewMixer(filepath.Join("..", "testdata", "recordings"))
 	type mix struct {
@@ -639,18 +639,18 @@ func TestShortWords(t *testing.T) {
 		}
 		lim := shortWordLimits[name]
 		clip, removable, cut := 0, 0.0, 0.0
-		var worst []string
+		var clipped []string
 		for _, x := range mixes {
 			r := planMix(x.c, x.a, x.tr, pr.Params)
 			removable += r.s.RemovableSec
 			cut += r.s.CutSec
 			if r.s.ClippedMs > 30+1e-6 {
 				clip++
-				worst = append(worst, fmt.Sprintf("%s %.0f ms", x.c.Name, r.s.ClippedMs))
+				clipped = append(clipped, fmt.Sprintf("%s %.0f ms", x.c.Name, r.s.ClippedMs))
 			}
 		}
 		pct := 100 * cut / removable
-		t.Logf("%s: %d cases clip more than 30 ms %v; %.1f %% of the removable pause time cut", name, clip, worst, pct)
+		t.Logf("%s: %d cases clip more than 30 ms %v; %.1f %% of the removable pause time cut", name, clip, clipped, pct)
 		if clip > lim.clipCases {
 			t.Errorf("%s: %d cases clip more than 30 ms (bound %d)", name, clip, lim.clipCases)
 		}
