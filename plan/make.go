@@ -211,9 +211,10 @@ type tuning struct {
 	// stands fgBedDb over the pause's steady bed (the mean power of its
 	// window's frames under its bed + fgRejectDb) and within fgSpeechDb of
 	// the speech level, fgRawMin of whose own 10 ms levels stand fgRawDb
-	// over that bed, is an island.
-	fgBedDb, fgSpeechDb, fgRejectDb, fgRawDb float64
-	fgMin, fgNear, fgRawMin                  int
+	// over that bed (one fewer when the network scores a frame of it
+	// fgHeardMin or more), is an island.
+	fgBedDb, fgSpeechDb, fgRejectDb, fgRawDb, fgHeardMin float64
+	fgMin, fgNear, fgRawMin                              int
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -224,7 +225,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
 	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30, edgeQuietNear: 20,
 	edgeWideWin: 3000, edgeWideMaxDb: 2,
-	fgBedDb: 9, fgSpeechDb: 16, fgRejectDb: 8, fgRawDb: 7, fgMin: 4, fgNear: 60, fgRawMin: 3}
+	fgBedDb: 9, fgSpeechDb: 16, fgRejectDb: 8, fgRawDb: 7, fgHeardMin: 0.12, fgMin: 4, fgNear: 60, fgRawMin: 3}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding; fg
@@ -1268,7 +1269,9 @@ func pauseWindows(a, b []int, win int, f func(k, lo, hi int)) {
 // tu.clickCrestDb), not all its frames unvoiced (a pop or a note the
 // network finds clearly not speech), and tu.fgRawMin of its own 10 ms
 // levels stand tu.fgRawDb over the steady bed (not one impulse the 50 ms
-// level smears: a pop).
+// level smears: a pop), or one fewer where the network scores a frame of
+// it tu.fgHeardMin or more (heard as a little like voice: pops score
+// less).
 func (m *maker) foreground(is []island, bed []float64, ok []bool) []island {
 	tu := m.tu
 	if tu.fgBedDb <= 0 || m.lv0 == nil || m.bg == nil {
@@ -1344,12 +1347,13 @@ func (m *maker) foreground(is []island, bed []float64, ok []bool) []island {
 
 // foregroundRun reports whether the frames [i0, i1) are a sound of the
 // speaker's over the steady bed level bed (see foreground): no frame is a
-// click, not all are unvoiced, tu.fgRawMin stand tu.fgRawDb over the bed.
+// click, not all are unvoiced, tu.fgRawMin stand tu.fgRawDb over the bed,
+// or one fewer with a frame the network scores tu.fgHeardMin or more.
 func (m *maker) foregroundRun(i0, i1 int, bed float64) bool {
 	if m.allUnvoiced(i0, i1) {
 		return false
 	}
-	over := 0
+	over, heard := 0, false
 	for j := i0; j < i1; j++ {
 		if m.crest(j) {
 			return false
@@ -1357,8 +1361,12 @@ func (m *maker) foregroundRun(i0, i1 int, bed float64) bool {
 		if m.raw(j) >= bed+m.tu.fgRawDb {
 			over++
 		}
+		if len(m.env.Voice) == m.n {
+			v := m.env.Voice[j]
+			heard = heard || v != dsp.VoiceFloor && v != dsp.VoiceLoud && dsp.VoiceScore(v) >= m.tu.fgHeardMin
+		}
 	}
-	return over >= m.tu.fgRawMin
+	return over >= m.tu.fgRawMin || heard && over >= m.tu.fgRawMin-1
 }
 
 // spreadBeds returns the beds, wide beds, flags and burst rates of the

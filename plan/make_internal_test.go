@@ -201,3 +201,50 @@ func TestVoicedIsland(t *testing.T) {
 		t.Error("an analysis without a voice classification: voiced island")
 	}
 }
+
+// TestForegroundRun checks the foreground rule's test of a run's own
+// frames: fgRawMin levels fgRawDb over the steady bed, or one fewer where
+// the network scores a frame of it fgHeardMin or more; never a click or an
+// all-unvoiced run.
+func TestForegroundRun(t *testing.T) {
+	const (
+		bed   = -50.0
+		up    = float32(bed + 8) // 8 dB over the bed (fgRawDb: 7)
+		low   = float32(bed + 5)
+		heard = uint8(33) // classified, 0.126: over fgHeardMin (0.12)
+		faint = uint8(29) // 0.11: under it
+		gone  = uint8(3)  // 0.008: clearly not speech (edgeVoiceStop)
+		ld    = dsp.VoiceLoud
+	)
+	tests := []struct {
+		name  string
+		rms   []float32
+		voice []uint8
+		crest int // a frame whose peak stands 13 dB over its RMS (-1: none)
+		want  bool
+	}{
+		{"three levels over the bed", []float32{low, up, up, up, low}, []uint8{faint, faint, faint, faint, faint}, -1, true},
+		{"two levels, scored as no voice", []float32{low, up, up, low, low}, []uint8{faint, faint, faint, faint, faint}, -1, false},
+		{"two levels, a frame heard a little like voice", []float32{low, up, up, low, low}, []uint8{faint, faint, heard, faint, faint}, -1, true},
+		{"one level, heard", []float32{low, up, low, low, low}, []uint8{heard, heard, heard, heard, heard}, -1, false},
+		{"two levels, loud by level (not heard)", []float32{low, up, up, low, low}, []uint8{ld, ld, ld, ld, ld}, -1, false},
+		{"a click in it", []float32{low, up, up, up, low}, []uint8{heard, heard, heard, heard, heard}, 2, false},
+		{"all unvoiced", []float32{up, up, up, up, up}, []uint8{gone, gone, gone, gone, gone}, -1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(tc.rms)
+			peak := make([]float32, n)
+			for i, l := range tc.rms {
+				peak[i] = l + 3
+			}
+			if tc.crest >= 0 {
+				peak[tc.crest] = tc.rms[tc.crest] + 13
+			}
+			m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: tc.rms, PeakDb: peak, Voice: tc.voice}, n: n, tu: defaultTuning}
+			if got := m.foregroundRun(0, n, bed); got != tc.want {
+				t.Errorf("foregroundRun = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
