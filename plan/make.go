@@ -790,7 +790,7 @@ func (m *maker) unvoiced(j int) bool {
 	if m.tu.edgeVoiceStop <= 0 || len(m.env.Voice) != m.n {
 		return false
 	}
-	if v := m.env.Voice[j]; v == dsp.VoiceFloor || v == dsp.VoiceLoud {
+	if !classified(m.env.Voice[j]) {
 		return false
 	}
 	for i := max(j-m.tu.edgeVoiceNear, 0); i <= min(j+m.tu.edgeVoiceNear, m.n-1); i++ {
@@ -812,6 +812,10 @@ func (m *maker) allUnvoiced(a, b int) bool {
 	return a < b
 }
 
+// classified reports whether the voice code v is a score of the voice
+// network's, not a frame level decided (floor, loud).
+func classified(v uint8) bool { return v != dsp.VoiceFloor && v != dsp.VoiceLoud }
+
 // voicedCode returns the lowest voice code whose score reaches
 // voicedScore (a code is 1 + 253 x the score).
 func voicedCode() uint8 { return uint8(math.Ceil(1 + 253*voicedScore)) }
@@ -827,7 +831,7 @@ func (m *maker) voicedIsland(a, b int) bool {
 	first := voicedCode()
 	cl, vo := 0, 0
 	for _, v := range m.env.Voice[a:b] {
-		if v == dsp.VoiceFloor || v == dsp.VoiceLoud {
+		if !classified(v) {
 			continue
 		}
 		cl++
@@ -1363,7 +1367,7 @@ func (m *maker) foregroundRun(i0, i1 int, bed float64) bool {
 		}
 		if len(m.env.Voice) == m.n {
 			v := m.env.Voice[j]
-			heard = heard || v != dsp.VoiceFloor && v != dsp.VoiceLoud && dsp.VoiceScore(v) >= m.tu.fgHeardMin
+			heard = heard || classified(v) && dsp.VoiceScore(v) >= m.tu.fgHeardMin
 		}
 	}
 	return over >= m.tu.fgRawMin || heard && over >= m.tu.fgRawMin-1
