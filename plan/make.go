@@ -165,6 +165,8 @@ type tuning struct {
 	edgeOwnDb       float64 // and the frame itself this far
 	edgeGuard       int     // frames next to the islands left out of a bed's level
 	edgeMinBed      int     // frames a pause needs for its bed's level
+	edgeTailSkip    int     // frames after each island left out of a quiet bed's level (0: off)
+	edgeQuietBedDb  float64 // a bed so measured this far under the speech level or more is quiet
 	edgeTailGap     int     // frames bridged after speech to a burst (a final stop's closure)
 	edgeOnsetGap    int     // frames bridged before speech
 	edgeMaxTail     int     // frames an edge may move out past its anchor, after speech
@@ -219,7 +221,7 @@ type tuning struct {
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
 	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0,
-	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10,
+	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10, edgeTailSkip: 20, edgeQuietBedDb: 33,
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 13, edgeClickRate: 0.5, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
@@ -939,6 +941,9 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int 
 // that a short pause, or one holding a missed word, does not stand
 // alone), each less tu.edgeGuard frames at both ends and counted only when
 // at least tu.edgeMinBed frames are left (a gap between words is no bed).
+// A quiet bed, tu.edgeQuietBedDb or more under the speech level when
+// measured without the first tu.edgeTailSkip frames after each island
+// (the words' decays, a room's tail), is measured so.
 func (m *maker) beds(is []island) ([]float64, []bool) {
 	bed, _, ok, _ := m.bedsClicks(is)
 	return bed, ok
@@ -952,21 +957,31 @@ func (m *maker) beds(is []island) ([]float64, []bool) {
 func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []float64) {
 	np := len(is) + 1
 	a, b := m.guardedPauses(is)
-	cum := make([]float64, np+1) // cumulated power of the pauses before k
-	cnt := make([]int, np+1)
-	for k := range np {
-		s, c := 0.0, 0
-		if b[k]-a[k] >= m.tu.edgeMinBed {
-			for i := a[k]; i < b[k]; i++ {
-				s += m.pw(i)
+	// sums returns the cumulated power and number of the frames of the
+	// pauses before k, each pause after an island less its first skip
+	// frames.
+	sums := func(skip int) ([]float64, []int) {
+		cum, cnt := make([]float64, np+1), make([]int, np+1)
+		for k := range np {
+			s, c := 0.0, 0
+			a0 := a[k]
+			if k > 0 {
+				a0 += skip
 			}
-			c = b[k] - a[k]
+			if b[k]-a0 >= m.tu.edgeMinBed {
+				for i := a0; i < b[k]; i++ {
+					s += m.pw(i)
+				}
+				c = b[k] - a0
+			}
+			cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
 		}
-		cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
+		return cum, cnt
 	}
+	cum, cnt := sums(0)
 	// means returns the mean power (dB) of the pause frames within win
 	// frames of each pause, and whether there are enough of them.
-	means := func(win int) ([]float64, []bool) {
+	means := func(win int, cum []float64, cnt []int) ([]float64, []bool) {
 		mean, ok := make([]float64, np), make([]bool, np)
 		pauseWindows(a, b, win, func(k, lo, hi int) {
 			if c := cnt[hi] - cnt[lo]; c >= m.tu.edgeMinBed {
@@ -975,10 +990,21 @@ func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []
 		})
 		return mean, ok
 	}
-	bed, ok = means(m.tu.edgeBedWin)
+	bed, ok = means(m.tu.edgeBedWin, cum, cnt)
+	if m.tu.edgeTailSkip > 0 {
+		// A quiet bed is measured without the frames after the islands,
+		// where the words' decays and a room's tail lie.
+		qcum, qcnt := sums(m.tu.edgeTailSkip)
+		quiet, qok := means(m.tu.edgeBedWin, qcum, qcnt)
+		for k := range np {
+			if ok[k] && qok[k] && m.speech-quiet[k] >= m.tu.edgeQuietBedDb {
+				bed[k] = quiet[k]
+			}
+		}
+	}
 	wide = bed
 	if m.tu.edgeWideWin > m.tu.edgeBedWin {
-		wide, _ = means(m.tu.edgeWideWin)
+		wide, _ = means(m.tu.edgeWideWin, cum, cnt)
 	}
 	// Isolated bursts of each pause against its own bed, then summed over
 	// the same windows.

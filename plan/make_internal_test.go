@@ -248,3 +248,58 @@ func TestForegroundRun(t *testing.T) {
 		})
 	}
 }
+
+// TestQuietBed checks the bed a pause's edges are placed by: over a quiet
+// bed (edgeQuietBedDb or more under the speech level) the frames right
+// after each word, where its decay or a room's tail lies, are left out;
+// over a louder bed they count.
+func TestQuietBed(t *testing.T) {
+	const speech = -20.0
+	// pause builds two words around a pause: 20 frames of speech, a
+	// 250 ms tail falling from -30 dB by 2 dB a frame, 1.75 s at bedDb.
+	pause := func(bedDb float32) []float32 {
+		var lv []float32
+		for range 20 {
+			lv = append(lv, float32(speech))
+		}
+		for i := range 25 {
+			lv = append(lv, max(-30-2*float32(i), bedDb))
+		}
+		for range 175 {
+			lv = append(lv, bedDb)
+		}
+		for range 20 {
+			lv = append(lv, float32(speech))
+		}
+		return lv
+	}
+	tests := []struct {
+		name  string
+		bed   float32
+		quiet bool
+	}{
+		{"quiet: the tail left out", -70, true},
+		{"34 dB under the speech: quiet", -54, true},
+		{"32 dB under: the tail counts", -52, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lv := pause(tc.bed)
+			m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: lv}, n: len(lv), speech: speech, tu: defaultTuning, tb: newDBTable()}
+			is := []island{{rs: 0, re: 20, s: 0, e: 20}, {rs: 220, re: 240, s: 220, e: 240}}
+			bed, _, ok, _ := m.bedsClicks(is)
+			m.tu.edgeTailSkip = 0
+			whole, _, _, _ := m.bedsClicks(is)
+			if !ok[1] || whole[1] < float64(tc.bed)+1 {
+				t.Fatalf("measured whole: %.2f dB (known %v); the tail should raise it over %.0f dB", whole[1], ok[1], tc.bed)
+			}
+			want := whole[1]
+			if tc.quiet {
+				want = float64(tc.bed)
+			}
+			if math.Abs(bed[1]-want) > 0.05 {
+				t.Errorf("bed %.2f dB, want %.2f (measured whole %.2f)", bed[1], want, whole[1])
+			}
+		})
+	}
+}
