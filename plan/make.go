@@ -957,28 +957,35 @@ func (m *maker) beds(is []island) ([]float64, []bool) {
 func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []float64) {
 	np := len(is) + 1
 	a, b := m.guardedPauses(is)
-	// sums returns the cumulated power and number of the frames of the
-	// pauses before k, each pause after an island less its first skip
-	// frames.
-	sums := func(skip int) ([]float64, []int) {
-		cum, cnt := make([]float64, np+1), make([]int, np+1)
-		for k := range np {
-			s, c := 0.0, 0
-			a0 := a[k]
-			if k > 0 {
-				a0 += skip
-			}
-			if b[k]-a0 >= m.tu.edgeMinBed {
-				for i := a0; i < b[k]; i++ {
-					s += m.pw(i)
-				}
-				c = b[k] - a0
-			}
-			cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
+	// Cumulated power and number of the frames of the pauses before k,
+	// whole (cum, cnt) and without the first tu.edgeTailSkip frames of
+	// each pause after an island (qcum, qcnt: a quiet bed's measure).
+	cum, cnt := make([]float64, np+1), make([]int, np+1)
+	qcum, qcnt := make([]float64, np+1), make([]int, np+1)
+	for k := range np {
+		a0 := a[k]
+		if k > 0 {
+			a0 += m.tu.edgeTailSkip
 		}
-		return cum, cnt
+		s, c, qs, qc := 0.0, 0, 0.0, 0
+		if b[k]-a[k] >= m.tu.edgeMinBed {
+			for i := a[k]; i < b[k]; i++ {
+				p := m.pw(i)
+				s += p
+				if i >= a0 {
+					qs += p
+				}
+			}
+			c = b[k] - a[k]
+			if b[k]-a0 >= m.tu.edgeMinBed {
+				qc = b[k] - a0
+			} else {
+				qs = 0
+			}
+		}
+		cum[k+1], cnt[k+1] = cum[k]+s, cnt[k]+c
+		qcum[k+1], qcnt[k+1] = qcum[k]+qs, qcnt[k]+qc
 	}
-	cum, cnt := sums(0)
 	// means returns the mean power (dB) of the pause frames within win
 	// frames of each pause, and whether there are enough of them.
 	means := func(win int, cum []float64, cnt []int) ([]float64, []bool) {
@@ -994,7 +1001,6 @@ func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []
 	if m.tu.edgeTailSkip > 0 {
 		// A quiet bed is measured without the frames after the islands,
 		// where the words' decays and a room's tail lie.
-		qcum, qcnt := sums(m.tu.edgeTailSkip)
 		quiet, qok := means(m.tu.edgeBedWin, qcum, qcnt)
 		for k := range np {
 			if ok[k] && qok[k] && m.speech-quiet[k] >= m.tu.edgeQuietBedDb {
