@@ -166,7 +166,8 @@ type tuning struct {
 	edgeGuard       int     // frames next to the islands left out of a bed's level
 	edgeMinBed      int     // frames a pause needs for its bed's level
 	edgeTailSkip    int     // frames after each island left out of a quiet bed's level (0: off)
-	edgeQuietBedDb  float64 // a bed so measured this far under the speech level or more is quiet
+	edgeQuietBedDb  float64 // a bed so measured this far under the speech level or more
+	edgeTailRiseDb  float64 // and this far under the bed measured whole (the tails raise it) is quiet
 	edgeTailGap     int     // frames bridged after speech to a burst (a final stop's closure)
 	edgeOnsetGap    int     // frames bridged before speech
 	edgeMaxTail     int     // frames an edge may move out past its anchor, after speech
@@ -221,7 +222,7 @@ type tuning struct {
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
 	riseDb: 1.5, floorMarginDb: 4, maxTail: 25, maxOnset: 8, pad: 0,
-	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10, edgeTailSkip: 20, edgeQuietBedDb: 33,
+	edgeBurstDb: 7, edgeDecayDb: 5, edgeOwnDb: 1, edgeGuard: 3, edgeMinBed: 10, edgeTailSkip: 20, edgeQuietBedDb: 25, edgeTailRiseDb: 3,
 	edgeTailGap: 9, edgeOnsetGap: 2, edgeMaxTail: 25, edgeMaxOnset: 15, edgeBedWin: 1000,
 	clickCrestDb: 13, edgeClickRate: 0.5, edgeStrictDb: 7, edgeSoftMax: 1, edgeStrictMinDb: 15,
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
@@ -941,9 +942,10 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int 
 // that a short pause, or one holding a missed word, does not stand
 // alone), each less tu.edgeGuard frames at both ends and counted only when
 // at least tu.edgeMinBed frames are left (a gap between words is no bed).
-// A quiet bed, tu.edgeQuietBedDb or more under the speech level when
-// measured without the first tu.edgeTailSkip frames after each island
-// (the words' decays, a room's tail), is measured so.
+// A quiet bed is measured without the first tu.edgeTailSkip frames after
+// each island (the words' decays, a room's tail): a bed so measured
+// tu.edgeQuietBedDb or more under the speech level and tu.edgeTailRiseDb
+// or more under the bed measured whole.
 func (m *maker) beds(is []island) ([]float64, []bool) {
 	bed, _, ok, _ := m.bedsClicks(is)
 	return bed, ok
@@ -1003,7 +1005,7 @@ func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []
 		// where the words' decays and a room's tail lie.
 		quiet, qok := means(m.tu.edgeBedWin, qcum, qcnt)
 		for k := range np {
-			if ok[k] && qok[k] && m.speech-quiet[k] >= m.tu.edgeQuietBedDb {
+			if ok[k] && qok[k] && m.speech-quiet[k] >= m.tu.edgeQuietBedDb && bed[k]-quiet[k] >= m.tu.edgeTailRiseDb {
 				bed[k] = quiet[k]
 			}
 		}

@@ -249,21 +249,21 @@ func TestForegroundRun(t *testing.T) {
 	}
 }
 
-// TestQuietBed checks the bed a pause's edges are placed by: over a quiet
-// bed (edgeQuietBedDb or more under the speech level) the frames right
-// after each word, where its decay or a room's tail lies, are left out;
-// over a louder bed they count.
+// TestQuietBed checks the bed a pause's edges are placed by: a quiet bed
+// (edgeQuietBedDb or more under the speech level, edgeTailRiseDb or more
+// under the bed measured whole) is measured without the frames right after
+// each word, where its decay or a room's tail lies; otherwise they count.
 func TestQuietBed(t *testing.T) {
 	const speech = -20.0
-	// pause builds two words around a pause: 20 frames of speech, a
-	// 250 ms tail falling from -30 dB by 2 dB a frame, 1.75 s at bedDb.
-	pause := func(bedDb float32) []float32 {
+	// pause builds two words around a pause: 20 frames of speech, 200 ms
+	// of tail at tailDb, 1.75 s at bedDb.
+	pause := func(tailDb, bedDb float32) []float32 {
 		var lv []float32
 		for range 20 {
 			lv = append(lv, float32(speech))
 		}
-		for i := range 25 {
-			lv = append(lv, max(-30-2*float32(i), bedDb))
+		for range 20 {
+			lv = append(lv, tailDb)
 		}
 		for range 175 {
 			lv = append(lv, bedDb)
@@ -274,19 +274,20 @@ func TestQuietBed(t *testing.T) {
 		return lv
 	}
 	tests := []struct {
-		name  string
-		bed   float32
-		quiet bool
+		name      string
+		tail, bed float32
+		quiet     bool
 	}{
-		{"quiet: the tail left out", -70, true},
-		{"34 dB under the speech: quiet", -54, true},
-		{"32 dB under: the tail counts", -52, false},
+		{"50 dB under the speech, a loud tail: left out", -40, -70, true},
+		{"26 dB under, the tail raising it 3.6 dB: left out", -34, -46, true},
+		{"24 dB under: the tail counts", -32, -44, false},
+		{"the tail raising it 2.5 dB: it counts", -36, -46, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lv := pause(tc.bed)
+			lv := pause(tc.tail, tc.bed)
 			m := maker{env: &dsp.Envelope{FrameSec: 0.01, RMSDb: lv}, n: len(lv), speech: speech, tu: defaultTuning, tb: newDBTable()}
-			is := []island{{rs: 0, re: 20, s: 0, e: 20}, {rs: 220, re: 240, s: 220, e: 240}}
+			is := []island{{rs: 0, re: 20, s: 0, e: 20}, {rs: 215, re: 235, s: 215, e: 235}}
 			bed, _, ok, _ := m.bedsClicks(is)
 			m.tu.edgeTailSkip = 0
 			whole, _, _, _ := m.bedsClicks(is)
