@@ -224,7 +224,7 @@ func TestForegroundRun(t *testing.T) {
 		want  bool
 	}{
 		{"three levels over the bed", []float32{low, up, up, up, low}, []uint8{faint, faint, faint, faint, faint}, -1, true},
-		{"two levels, scored as no voice", []float32{low, up, up, low, low}, []uint8{faint, faint, faint, faint, faint}, -1, false},
+		{"two levels, scored under the bound", []float32{low, up, up, low, low}, []uint8{faint, faint, faint, faint, faint}, -1, false},
 		{"two levels, a frame heard a little like voice", []float32{low, up, up, low, low}, []uint8{faint, faint, heard, faint, faint}, -1, true},
 		{"one level, heard", []float32{low, up, low, low, low}, []uint8{heard, heard, heard, heard, heard}, -1, false},
 		{"two levels, loud by level (not heard)", []float32{low, up, up, low, low}, []uint8{ld, ld, ld, ld, ld}, -1, false},
