@@ -15,7 +15,7 @@ type Loudness struct {
 type Envelope struct {
 	FrameSec float64   `json:"frameSec"` // frame length in seconds (0.01)
 	RMSDb    []float32 `json:"-"`        // RMS level per frame, dBFS (floor -120)
-	PeakDb   []float32 `json:"-"`        // sample peak per frame, dBFS (floor -120)
+	PeakDb   []float32 `json:"-"`        // peak per frame, dBFS (floor -120): the sample peak, or under 32 kHz the 2x-interpolated one (framePeakRate)
 	// Voice is the voice classification of each frame (see voice.go):
 	// VoiceFloor, VoiceLoud, or 1 + 253 x the speech probability where
 	// level could not decide. Empty when unknown (an analysis from before it existed).

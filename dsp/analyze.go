@@ -60,6 +60,7 @@ type Analyzer struct {
 	sq  float64   // sum of squares of all channels (unweighted)
 	kc  []float64 // per channel sum of squares of K-weighted samples
 	fpk float64   // largest |x| of the current 10 ms frame
+	ffp float64   // the current frame's envelope peak (lane.fp)
 
 	// Current 100 ms block accumulators.
 	subE   float64
@@ -184,6 +185,7 @@ func (a *Analyzer) merge(segs []int32, ops []voiceOp) ([]voiceOp, error) {
 		for c, l := range a.lanes {
 			a.kc[c] += l.ke[k]
 			a.fpk = max(a.fpk, l.pk[k])
+			a.ffp = max(a.ffp, l.fp[k])
 		}
 		if math.IsNaN(a.sq) || math.IsInf(a.sq, 0) {
 			// A float input holding NaN or Inf is damaged content.
@@ -206,9 +208,11 @@ func (a *Analyzer) endFrame() float64 {
 	pk := a.fpk
 	a.fpk = 0
 	a.samplePeak = max(a.samplePeak, pk)
+	fp := a.ffp
+	a.ffp = 0
 	ms := a.sq / float64(n*int64(a.ch))
 	a.rms = append(a.rms, dbOfPower(ms))
-	a.peakEnv = append(a.peakEnv, dbOfAmplitude(pk))
+	a.peakEnv = append(a.peakEnv, dbOfAmplitude(fp))
 	a.sq = 0
 	e := 0.0
 	for c, v := range a.kc {

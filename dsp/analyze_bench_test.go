@@ -76,8 +76,15 @@ func (w *loopWAV) Read(p []byte) (int, error) {
 // BenchmarkAnalyzeWAV1h measures full analysis (loudness, LRA, true peak,
 // envelope, levels) of one hour of 44.1 kHz stereo 16-bit WAV bytes read
 // through the native WAVReader, decoding included. Run with -benchtime 2x.
-func BenchmarkAnalyzeWAV1h(b *testing.B) {
-	const rate, ch, sec = 44100, 2, 3600
+func BenchmarkAnalyzeWAV1h(b *testing.B) { benchAnalyzeWAV(b, 44100, 2) }
+
+// BenchmarkAnalyzeWAV1h16k is BenchmarkAnalyzeWAV1h at 16 kHz mono, a
+// meeting recording's format (the envelope's frame peaks interpolated:
+// framePeakRate).
+func BenchmarkAnalyzeWAV1h16k(b *testing.B) { benchAnalyzeWAV(b, 16000, 1) }
+
+func benchAnalyzeWAV(b *testing.B, rate, ch int) {
+	const sec = 3600
 	pattern := patternPCM16(b, rate, ch, 61.3)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -85,7 +92,7 @@ func BenchmarkAnalyzeWAV1h(b *testing.B) {
 	cpu0 := cpuSeconds()
 	var a *Analysis
 	for i := 0; i < b.N; i++ {
-		src, err := NewWAVReader(newLoopWAV(rate, ch, rate*sec, pattern))
+		src, err := NewWAVReader(newLoopWAV(rate, ch, int64(rate*sec), pattern))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,8 +16,10 @@ type lane struct {
 	tp         *truePeakMeter // this channel's true peak (tp.max)
 	fma        bool
 
-	// Per segment of the current batch.
-	sq, pk, ke []float64
+	// Per segment of the current batch: the sum of squares, the sample
+	// peak, the K-weighted energy and the envelope's peak (the sample
+	// peak, or under framePeakRate the interpolated one).
+	sq, pk, ke, fp []float64
 }
 
 func newLane(c int, f Format, fma bool) *lane {
@@ -28,7 +30,7 @@ func newLane(c int, f Format, fma bool) *lane {
 
 // run measures the batch p cut into segments of segs frames.
 func (l *lane) run(p []float32, segs []int32) {
-	l.sq, l.pk, l.ke = l.sq[:0], l.pk[:0], l.ke[:0]
+	l.sq, l.pk, l.ke, l.fp = l.sq[:0], l.pk[:0], l.ke[:0], l.fp[:0]
 	off := 0
 	for _, n := range segs {
 		seg := p[off*l.ch : (off+int(n))*l.ch]
@@ -38,7 +40,7 @@ func (l *lane) run(p []float32, segs []int32) {
 		} else {
 			sq, pk, e = l.measure(seg)
 		}
-		l.tp.segment(seg, l.ch, l.c, int(n), pk)
+		l.fp = append(l.fp, l.tp.segment(seg, l.ch, l.c, int(n), pk))
 		l.sq = append(l.sq, sq)
 		l.pk = append(l.pk, pk)
 		l.ke = append(l.ke, e)
@@ -143,14 +145,14 @@ func (a *Analyzer) runLanes(p []float32, segs []int32, w *laneWorker) {
 // runPair is lane.run for the two lanes of a stereo input at once
 // (measurePair), the true peaks still per channel.
 func runPair(l, m *lane, p []float32, segs []int32) {
-	l.sq, l.pk, l.ke = l.sq[:0], l.pk[:0], l.ke[:0]
-	m.sq, m.pk, m.ke = m.sq[:0], m.pk[:0], m.ke[:0]
+	l.sq, l.pk, l.ke, l.fp = l.sq[:0], l.pk[:0], l.ke[:0], l.fp[:0]
+	m.sq, m.pk, m.ke, m.fp = m.sq[:0], m.pk[:0], m.ke[:0], m.fp[:0]
 	off := 0
 	for _, n := range segs {
 		seg := p[off*2 : (off+int(n))*2]
 		acc := measurePair(l, m, seg)
-		l.tp.segment(seg, 2, 0, int(n), acc[1][0])
-		m.tp.segment(seg, 2, 1, int(n), acc[1][1])
+		l.fp = append(l.fp, l.tp.segment(seg, 2, 0, int(n), acc[1][0]))
+		m.fp = append(m.fp, m.tp.segment(seg, 2, 1, int(n), acc[1][1]))
 		l.sq, l.pk, l.ke = append(l.sq, acc[0][0]), append(l.pk, acc[1][0]), append(l.ke, acc[2][0])
 		m.sq, m.pk, m.ke = append(m.sq, acc[0][1]), append(m.pk, acc[1][1]), append(m.ke, acc[2][1])
 		off += int(n)

@@ -119,7 +119,8 @@
 // out over a release the smoothing hid; where it moves in, minSilence
 // measures the pause from the new edge. In a crackling bed (more than 0.5
 // % of the frames of the pauses within 10 s are isolated bursts: a frame 7
-// dB over the bed between two under that), a frame whose sample peak
+// dB over the bed between two under that), a frame whose peak (the
+// envelope's: the sample peak, under 32 kHz the interpolated one)
 // stands 13 dB or more over its RMS level between two frames under the
 // burst level is a click: no edge anchors on it or bridges to it. So are
 // two such frames in a row between frames under the burst level: a
