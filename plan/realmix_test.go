@@ -18,6 +18,8 @@ import (
 
 var realmixVerbose = flag.Bool("realmix.v", false, "log every case of TestRealMix")
 
+var realmixRates = flag.Bool("realmix.rates", false, "TestRateMix: plan every case of TestRealMix and the phone cases at 8 and 16 kHz (about 6 minutes)")
+
 // mixRow is one case's result.
 type mixRow struct {
 	c     corpus.MixCase
@@ -48,7 +50,7 @@ func analyseMix(t *testing.T, m *corpus.Mixer, c corpus.MixCase) (*dsp.Analysis,
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := dsp.Analyze(context.Background(), &sliceSource{corpus.MixRate, mx.Samples}, dsp.Info{Name: c.Name, Frames: int64(len(mx.Samples))}, nil)
+	a, err := dsp.Analyze(context.Background(), &sliceSource{mx.Rate, mx.Samples}, dsp.Info{Name: c.Name, Frames: int64(len(mx.Samples))}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,6 +257,11 @@ var radioClipKnown = map[string]float64{"jfk-radio-35": 625}
 // Before a quiet word's run stopped at the faint-voice depth + 6 dB,
 // librivox at 15-25 dB lost 60-345 ms.
 const (
+	// TestRateMix: how far cases at 8 or 16 kHz may plan from the same
+	// signals at 48 kHz.
+	rateMaxCutDiffPct   = 1.0
+	rateMaxClipDiffMs   = 10.0
+	rateMaxP95Cases     = 1
 	phoneMaxClipMs      = 30
 	phoneMaxClipCases   = 0
 	phoneMaxP95Cases    = 8
@@ -552,6 +559,71 @@ func TestPhoneMix(t *testing.T) {
 		t.Skip("phone cases: about 10 s")
 	}
 	checkMix(t, runRealMix(t, corpus.PhoneCases()), mixLimits{phoneMaxClipMs, phoneMaxClipCases, phoneMaxP95Cases, phoneMaxP95BarCases, nil, nil})
+}
+
+// TestRateMix plans cases recorded at 8 and 16 kHz (internal/corpus
+// RateCases: low-passed at 0.45 times the rate, then decimated) and the
+// same signals left at 48 kHz (BandCases) with the podcast preset, and
+// checks that the cases plan at their rate as at 48 kHz: the sample rate
+// should change only how many samples a 10 ms frame holds, how the voice
+// network's input is resampled and how a frame's peak is read (see dsp's
+// framePeakRate). Over the cases, the cut time differs by at most
+// rateMaxCutDiffPct of the 48 kHz cut time (the sum of each case's
+// difference), no case clips more than rateMaxClipDiffMs more speech, and
+// the cases with a boundary P95 over 40 ms are at most rateMaxP95Cases
+// more. The cases: the phone ones at 8 kHz (narrow-band speech), the
+// static ones at 16 kHz (crackles, whose peaks a low rate reads low); with
+// -realmix.rates every case of TestRealMix and the phone cases at both.
+func TestRateMix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("rate cases: about 30 s")
+	}
+	sets := []struct {
+		rate  int
+		cases []corpus.MixCase
+	}{{8000, corpus.PhoneCases()}, {16000, nil}}
+	for _, c := range corpus.MixCases() {
+		if c.Bed == corpus.BedStatic {
+			sets[1].cases = append(sets[1].cases, c)
+		}
+	}
+	if *realmixRates {
+		all := append(corpus.PhoneCases(), corpus.MixCases()...)
+		sets[0].cases, sets[1].cases = all, all
+	}
+	for _, set := range sets {
+		band := runRealMix(t, corpus.BandCases(set.cases, set.rate))
+		rows := runRealMix(t, corpus.RateCases(set.cases, set.rate))
+		t.Logf("%d Hz:\n%s", set.rate, mixTable(rows))
+		var cut, diff float64
+		var p95, p95Band int
+		for i, r := range rows {
+			b := band[i]
+			cut += b.s.CutSec
+			diff += math.Abs(r.s.CutSec - b.s.CutSec)
+			if r.s.ClippedMs > b.s.ClippedMs+rateMaxClipDiffMs+1e-6 {
+				t.Errorf("%s: %.0f ms clipped, %.0f ms at 48 kHz", r.c.Name, r.s.ClippedMs, b.s.ClippedMs)
+			}
+			if r.s.BoundaryP95 > 40+1e-6 {
+				p95++
+			}
+			if b.s.BoundaryP95 > 40+1e-6 {
+				p95Band++
+			}
+			if math.Abs(r.s.CutSec-b.s.CutSec) > 0.05 || math.Abs(r.s.BoundaryP95-b.s.BoundaryP95) > 20+1e-6 {
+				t.Logf("%s: cut %.3f s, clipped %.0f ms, P95 %.0f ms; at 48 kHz %.3f s, %.0f ms, %.0f ms", r.c.Name,
+					r.s.CutSec, r.s.ClippedMs, r.s.BoundaryP95, b.s.CutSec, b.s.ClippedMs, b.s.BoundaryP95)
+			}
+		}
+		pct := 100 * diff / max(cut, 1e-9)
+		t.Logf("%d Hz against 48 kHz, %d cases: cut time %.2f %% apart; boundary P95 over 40 ms in %d cases, %d at 48 kHz", set.rate, len(rows), pct, p95, p95Band)
+		if pct > rateMaxCutDiffPct {
+			t.Errorf("%d Hz: cut time %.2f %% apart from 48 kHz's (regression floor %g %%)", set.rate, pct, rateMaxCutDiffPct)
+		}
+		if p95 > p95Band+rateMaxP95Cases {
+			t.Errorf("%d Hz: %d cases with a boundary P95 over 40 ms, %d at 48 kHz (regression floor %d more)", set.rate, p95, p95Band, rateMaxP95Cases)
+		}
+	}
 }
 
 // TestDriftMix plans the drift cases (internal/corpus DriftCases: the pink

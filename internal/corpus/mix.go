@@ -103,6 +103,15 @@ type MixCase struct {
 	// peak over full scale, see Mix): a quiet recording or a mastered one;
 	// 0: that level.
 	GainDb float64
+	// LowPassHz: the speech and the bed pass a low-pass at this frequency
+	// (four Butterworth sections) before the truth is taken, as a
+	// recorder's anti-alias filter; 0: none.
+	LowPassHz float64
+	// Rate: the mix's sample rate, which divides MixRate (a recording made
+	// at a telephone's or a meeting system's rate): the mix, built at
+	// MixRate, is decimated, and LowPassHz must lie under half of it; 0:
+	// MixRate.
+	Rate int
 }
 
 // MixCases returns the whole set: every speech recording with every bed at
@@ -158,6 +167,29 @@ func TurnCases() []MixCase {
 // is speech.
 func RoomCases() []MixCase {
 	return variants([]Bed{BedVinyl, BedPink, BedCrosstalk}, "-room", func(c *MixCase) { c.RoomRT60 = 0.5 })
+}
+
+// RateCases returns cases recorded at sample rate rate: low-passed at 0.45
+// rate (LowPassHz) and decimated (Rate), each named with the rate in kHz
+// ("-8k").
+func RateCases(cases []MixCase, rate int) []MixCase {
+	out := BandCases(cases, rate)
+	for i := range out {
+		out[i].Name = strings.TrimSuffix(out[i].Name, "-band")
+		out[i].Rate = rate
+	}
+	return out
+}
+
+// BandCases returns cases low-passed as RateCases's at rate but left at
+// MixRate ("-8k-band"): the same signal as theirs, sampled at MixRate.
+func BandCases(cases []MixCase, rate int) []MixCase {
+	out := slices.Clone(cases)
+	for i := range out {
+		out[i].Name += fmt.Sprintf("-%gk-band", float64(rate)/1000)
+		out[i].LowPassHz = 0.45 * float64(rate)
+	}
+	return out
 }
 
 // LevelCases returns the level cases: the vinyl, music and crosstalk
@@ -285,10 +317,11 @@ func (m *Mixer) load(ctx context.Context, name string) ([]float32, error) {
 	return x, nil
 }
 
-// Mixed is a built case: the mix, mono at MixRate, on the 16-bit grid (as
-// WriteWAV writes it), and its truth.
+// Mixed is a built case: the mix, mono at Rate (the case's, or MixRate),
+// on the 16-bit grid (as WriteWAV writes it), and its truth.
 type Mixed struct {
 	Samples []float32
+	Rate    int
 	Truth   MixTruth
 }
 
@@ -296,6 +329,16 @@ type Mixed struct {
 // or -32 dBFS (by seed; plus GainDb), the bed to SNRDb under it; TPDF
 // dither, then 16-bit rounding.
 func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
+	rate := MixRate
+	if c.Rate != 0 {
+		if c.Rate < 0 || c.Rate > MixRate || MixRate%c.Rate != 0 {
+			return nil, fmt.Errorf("corpus: %s: rate %d does not divide %d", c.Name, c.Rate, MixRate)
+		}
+		if c.Rate < MixRate && (c.LowPassHz <= 0 || c.LowPassHz >= float64(c.Rate)/2) {
+			return nil, fmt.Errorf("corpus: %s: rate %d needs a low-pass under %d Hz", c.Name, c.Rate, c.Rate/2)
+		}
+		rate = c.Rate
+	}
 	clean, err := m.speech(ctx, c.Speech)
 	if err != nil {
 		return nil, err
@@ -311,6 +354,9 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	}
 	if c.RoomRT60 > 0 {
 		clean = room(clean, c.RoomRT60)
+	}
+	if c.LowPassHz > 0 {
+		clean = lowPass(clean, c.LowPassHz)
 	}
 	n := len(clean)
 	fl := MixRate / 100
@@ -346,6 +392,9 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	bed, err := m.bed(ctx, c, n, r)
 	if err != nil {
 		return nil, err
+	}
+	if c.LowPassHz > 0 {
+		bed = lowPass(bed, c.LowPassHz)
 	}
 	var bsq float64
 	for _, v := range bed {
@@ -384,14 +433,18 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 		down := 0.9 / mpeak
 		gain, bedGain, target = gain*down, bedGain*down, target+20*math.Log10(down)
 	}
-	mix := make([]float32, n)
+	// Every k-th sample: at rate (both parts low-passed).
+	k := MixRate / rate
+	mix := make([]float32, 0, (n+k-1)/k)
 	var bsq2 float64 // the bed's power after the gain control
-	for i := range mix {
+	for i := range n {
 		a := at(i)
-		v := (float64(clean[i])*gain + float64(bed[i])*bedGain) * a
 		b := float64(bed[i]) * bedGain * a
 		bsq2 += b * b
-		mix[i] = float32(max(-32768, min(32767, math.Round(v*32768+r.Float64()-r.Float64()))) / 32768)
+		if i%k == 0 {
+			v := (float64(clean[i])*gain + float64(bed[i])*bedGain) * a
+			mix = append(mix, float32(max(-32768, min(32767, math.Round(v*32768+r.Float64()-r.Float64())))/32768))
+		}
 	}
 	g := 20 * math.Log10(gain)
 	bedDb := target - c.SNRDb
@@ -418,7 +471,22 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 		tr.Speech = dropClicks(runsOver(rel, 0, n))
 	}
 
-	return &Mixed{Samples: mix, Truth: tr}, nil
+	return &Mixed{Samples: mix, Rate: rate, Truth: tr}, nil
+}
+
+// lowPass returns x through a low-pass at fc (four Butterworth sections at
+// MixRate), as a recorder at a lower rate filters it.
+func lowPass(x []float32, fc float64) []float32 {
+	f := [4]*biquad{newBiquadLP(fc), newBiquadLP(fc), newBiquadLP(fc), newBiquadLP(fc)}
+	out := make([]float32, len(x))
+	for i, v := range x {
+		y := float64(v)
+		for _, s := range f {
+			y = s.run(y)
+		}
+		out[i] = float32(y)
+	}
+	return out
 }
 
 // The receiver's automatic gain control of the radio bed: it raises the
@@ -940,17 +1008,21 @@ func db20(a float64) float64 {
 	return 20 * math.Log10(a)
 }
 
-// WriteWAV writes the mix as mono 16-bit PCM at MixRate.
+// WriteWAV writes the mix as mono 16-bit PCM at its rate.
 func (x *Mixed) WriteWAV(path string) error {
+	rate := x.Rate
+	if rate == 0 {
+		rate = MixRate
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("corpus: %w", err)
 	}
-	ib := &audio.IntBuffer{Format: &audio.Format{NumChannels: 1, SampleRate: MixRate}, SourceBitDepth: 16, Data: make([]int, len(x.Samples))}
+	ib := &audio.IntBuffer{Format: &audio.Format{NumChannels: 1, SampleRate: rate}, SourceBitDepth: 16, Data: make([]int, len(x.Samples))}
 	for i, v := range x.Samples {
 		ib.Data[i] = int(math.Round(float64(v) * 32768))
 	}
-	e := wav.NewEncoder(f, MixRate, 16, 1, 1)
+	e := wav.NewEncoder(f, rate, 16, 1, 1)
 	if err := e.Write(ib); err != nil {
 		f.Close()
 		return fmt.Errorf("corpus: write %s: %w", path, err)

@@ -213,3 +213,77 @@ func TestRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestMixRate checks a case at another rate: a sixth of the samples at 8
+// kHz, the level within 0.3 dB of the 48 kHz mix's and the truth's speech
+// within 2 % of its length (the phone band passes the low-pass nearly
+// whole), the ratio kept, the truth the same as the band case's (the same
+// low-pass at 48 kHz); a rate that does not divide MixRate, or without a
+// low-pass under half of it, is refused.
+func TestMixRate(t *testing.T) {
+	m := recordings(t)
+	c := PhoneCases()[0]
+	full, err := m.Mix(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := RateCases([]MixCase{c}, 8000)[0]
+	if rc.Name != c.Name+"-8k" || rc.Rate != 8000 {
+		t.Fatalf("RateCases: %+v", rc)
+	}
+	low, err := m.Mix(context.Background(), rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if low.Rate != 8000 || full.Rate != MixRate {
+		t.Errorf("rates %d, %d", low.Rate, full.Rate)
+	}
+	if len(low.Samples) != (len(full.Samples)+5)/6 {
+		t.Errorf("%d samples at 8 kHz for %d at 48 kHz", len(low.Samples), len(full.Samples))
+	}
+	ms := func(x []float32) float64 {
+		var s float64
+		for _, v := range x {
+			s += float64(v) * float64(v)
+		}
+		return 10 * math.Log10(s/float64(len(x)))
+	}
+	if a, b := ms(full.Samples), ms(low.Samples); math.Abs(a-b) > 0.3 {
+		t.Errorf("level %.2f dB at 8 kHz, %.2f dB at 48 kHz", b, a)
+	}
+	speech := func(tr MixTruth) float64 {
+		var s float64
+		for _, x := range tr.Speech {
+			s += x.End - x.Start
+		}
+		return s
+	}
+	if a, b := speech(full.Truth), speech(low.Truth); math.Abs(a-b) > 0.02*a {
+		t.Errorf("truth's speech %.2f s at 8 kHz, %.2f s at 48 kHz", b, a)
+	}
+	if d := low.Truth.SpeechDb - low.Truth.BedDb; math.Abs(d-c.SNRDb) > 0.01 {
+		t.Errorf("ratio %.2f dB at 8 kHz, want %g", d, c.SNRDb)
+	}
+	bc := BandCases([]MixCase{c}, 8000)[0]
+	band, err := m.Mix(context.Background(), bc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bc.Name != c.Name+"-8k-band" || band.Rate != MixRate || len(band.Samples) != len(full.Samples) {
+		t.Errorf("band case %s: %d samples at %d Hz", bc.Name, len(band.Samples), band.Rate)
+	}
+	tr := low.Truth
+	tr.Name = bc.Name
+	if diff := cmp.Diff(band.Truth, tr); diff != "" {
+		t.Errorf("truth at 8 kHz differs from the band case's (-band +8k):\n%s", diff)
+	}
+	for _, bad := range []MixCase{
+		{Name: "x", Speech: c.Speech, Bed: c.Bed, SNRDb: 20, Rate: 7000, LowPassHz: 3000},
+		{Name: "y", Speech: c.Speech, Bed: c.Bed, SNRDb: 20, Rate: 8000},
+		{Name: "z", Speech: c.Speech, Bed: c.Bed, SNRDb: 20, Rate: 8000, LowPassHz: 4000},
+	} {
+		if _, err := m.Mix(context.Background(), bad); err == nil {
+			t.Errorf("rate %d, low-pass %g Hz: no error", bad.Rate, bad.LowPassHz)
+		}
+	}
+}
