@@ -477,12 +477,16 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 // lowPass returns x through a low-pass at fc (four Butterworth sections at
 // MixRate), as a recorder at a lower rate filters it.
 func lowPass(x []float32, fc float64) []float32 {
-	f := [4]*biquad{newBiquadLP(fc), newBiquadLP(fc), newBiquadLP(fc), newBiquadLP(fc)}
+	return cascade(x, newBiquadLP(fc), newBiquadLP(fc), newBiquadLP(fc), newBiquadLP(fc))
+}
+
+// cascade returns x through the sections fs, one after the other.
+func cascade(x []float32, fs ...*biquad) []float32 {
 	out := make([]float32, len(x))
 	for i, v := range x {
 		y := float64(v)
-		for _, s := range f {
-			y = s.run(y)
+		for _, f := range fs {
+			y = f.run(y)
 		}
 		out[i] = float32(y)
 	}
@@ -870,13 +874,7 @@ func turn(x []float32, sec float64) []float32 {
 // radioChannel passes speech through a radio or telephone link's band,
 // the static's: 300-3400 Hz, two Butterworth sections on each side.
 func radioChannel(x []float32) []float32 {
-	hp, hp2 := newBiquadHP(300), newBiquadHP(300)
-	lp, lp2 := newBiquadLP(3400), newBiquadLP(3400)
-	out := make([]float32, len(x))
-	for i, v := range x {
-		out[i] = float32(lp2.run(lp.run(hp2.run(hp.run(float64(v))))))
-	}
-	return out
+	return cascade(x, newBiquadHP(300), newBiquadHP(300), newBiquadLP(3400), newBiquadLP(3400))
 }
 
 // biquad is a direct form I second-order filter.
