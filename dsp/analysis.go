@@ -11,11 +11,13 @@ type Loudness struct {
 	ShortTermMax float64 `json:"shortTermMax"` // LUFS, 3 s
 }
 
-// Envelope is the RMS and peak level of all channels in fixed frames.
+// Envelope is the RMS and peak level of all channels in fixed frames,
+// with each channel's DC offset, where one stands out, taken out (see
+// offset.go): the levels of what is heard.
 type Envelope struct {
 	FrameSec float64   `json:"frameSec"` // frame length in seconds (0.01)
 	RMSDb    []float32 `json:"-"`        // RMS level per frame, dBFS (floor -120)
-	PeakDb   []float32 `json:"-"`        // peak per frame, dBFS (floor -120): the sample peak, or under 32 kHz the 2x-interpolated one (framePeakRate)
+	PeakDb   []float32 `json:"-"`        // peak per frame, dBFS (floor -120): the sample peak, or under 32 kHz the 2x-interpolated one (framePeakRate), measured from the offset
 	// Voice is the voice classification of each frame (see voice.go):
 	// VoiceFloor, VoiceLoud, or 1 + 253 x the speech probability where
 	// level could not decide. Empty when unknown (an analysis from before it existed).

@@ -57,10 +57,10 @@ type Analyzer struct {
 	frameEnd   int64 // one past its last frame
 
 	// Current 10 ms frame accumulators.
-	sq  float64   // sum of squares of all channels (unweighted)
-	kc  []float64 // per channel sum of squares of K-weighted samples
-	fpk float64   // largest |x| of the current 10 ms frame
-	ffp float64   // the current frame's envelope peak (lane.fp)
+	sq  float64        // sum of squares of all channels (unweighted)
+	kc  []float64      // per channel sum of squares of K-weighted samples
+	fpk float64        // largest |x| of the current 10 ms frame
+	off *offsetTracker // the channels' DC offsets, out of the envelope
 
 	// Current 100 ms block accumulators.
 	subE   float64
@@ -106,6 +106,7 @@ func NewAnalyzer(f Format) (*Analyzer, error) {
 	}
 	a.pair = fma && f.Channels == 2 && pairKernel()
 	a.voice = newVoiceDetector(f.SampleRate, f.Channels)
+	a.off = newOffsetTracker(f.Channels)
 	a.frameEnd = a.boundary(1)
 	return a, nil
 }
@@ -185,34 +186,31 @@ func (a *Analyzer) merge(segs []int32, ops []voiceOp) ([]voiceOp, error) {
 		for c, l := range a.lanes {
 			a.kc[c] += l.ke[k]
 			a.fpk = max(a.fpk, l.pk[k])
-			a.ffp = max(a.ffp, l.fp[k])
+			a.off.add(c, l, k)
 		}
 		if math.IsNaN(a.sq) || math.IsInf(a.sq, 0) {
 			// A float input holding NaN or Inf is damaged content.
 			return ops, fmt.Errorf("dsp: non-finite sample (NaN or Inf) near %.3f s: %w: %w", float64(a.pos)/float64(a.rate), ErrBadSamples, ErrUnsupportedFormat)
 		}
 		a.pos += int64(n)
-		op := voiceOp{n: n, ms: -1}
+		ops = append(ops, voiceOp{n: n, ms: -1, dc: a.off.downmix()})
 		if a.pos == a.frameEnd {
-			op.ms = a.endFrame()
+			ops = a.endFrame(ops)
 		}
-		ops = append(ops, op)
 	}
 	return ops, nil
 }
 
 // endFrame closes the current 10 ms frame (complete or, at the end,
-// partial) and returns its mean square, for the voice detector.
-func (a *Analyzer) endFrame() float64 {
+// partial) and appends to ops the voice detector's steps for the frames
+// the envelope receives (see offsetTracker.closeFrame).
+func (a *Analyzer) endFrame(ops []voiceOp) []voiceOp {
 	n := a.pos - a.frameStart
 	pk := a.fpk
 	a.fpk = 0
 	a.samplePeak = max(a.samplePeak, pk)
-	fp := a.ffp
-	a.ffp = 0
-	ms := a.sq / float64(n*int64(a.ch))
-	a.rms = append(a.rms, dbOfPower(ms))
-	a.peakEnv = append(a.peakEnv, dbOfAmplitude(fp))
+	lv, released := a.off.closeFrame(a.sq, n, a.pos == a.frameEnd)
+	ops = a.envelope(ops, lv, released)
 	a.sq = 0
 	e := 0.0
 	for c, v := range a.kc {
@@ -232,7 +230,22 @@ func (a *Analyzer) endFrame() float64 {
 	a.frameIdx++
 	a.frameStart = a.pos
 	a.frameEnd = a.boundary(a.frameIdx + 1)
-	return ms
+	return ops
+}
+
+// envelope appends the frames lv to the envelope and their mean squares
+// to ops for the voice detector; released, they were held for the first
+// offset estimate, which the detector's input so far then loses too.
+func (a *Analyzer) envelope(ops []voiceOp, lv []frameLevel, released bool) []voiceOp {
+	if dc := a.off.downmix(); released && dc != 0 {
+		ops = append(ops, voiceOp{ms: -1, dc: dc, rebase: true})
+	}
+	for _, f := range lv {
+		a.rms = append(a.rms, dbOfPower(f.ms))
+		a.peakEnv = append(a.peakEnv, dbOfAmplitude(f.peak))
+		ops = append(ops, voiceOp{ms: f.ms})
+	}
+	return ops
 }
 
 // fine updates the momentary and short-term windows sliding by 10 ms.
@@ -282,9 +295,12 @@ func (a *Analyzer) Result(info Info) *Analysis {
 // finish closes the partial last 10 ms frame and flushes the true-peak
 // meters and the voice detector: the measures are complete.
 func (a *Analyzer) finish() {
+	var ops []voiceOp
 	if a.pos > a.frameStart {
-		a.voice.frame(a.endFrame()) // partial last 10 ms frame: envelope only
+		ops = a.endFrame(ops) // partial last 10 ms frame: envelope only
 	}
+	ops = a.envelope(ops, a.off.flush(), true)
+	a.voice.replay(nil, ops)
 	for _, l := range a.lanes {
 		l.tp.flush()
 	}

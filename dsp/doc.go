@@ -1,6 +1,6 @@
 // Package dsp decodes audio to PCM and measures it in one streaming pass:
 // EBU R128 / ITU-R BS.1770-4 loudness, true and sample peak, a 10 ms RMS
-// envelope, the noise floor, the speech level, the automatic pause
+// envelope (without the input's DC offset, offset.go), the noise floor, the speech level, the automatic pause
 // threshold (PauseThreshold) and a voice classification of the frames
 // where level alone cannot tell speech from its background (voice.go).
 //

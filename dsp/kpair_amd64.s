@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// func kPairAVX(seg []float32, st *[6][2]float64, co *kPairCoef, acc *[3][2]float64)
+// func kPairAVX(seg []float32, st *[6][2]float64, co *kPairCoef, acc *[5][2]float64)
 //
 // The K-weighting of a stereo segment, both channels at once in the two
 // lanes of an XMM register; the same operations in the same order as
@@ -18,8 +18,10 @@ TEXT ·kPairAVX(SB), NOSPLIT, $0-48
 	VMOVUPD 64(DI), X5 // z1
 	VMOVUPD 80(DI), X6 // z2
 	VXORPD  X7, X7, X7 // sq
-	VXORPD  X8, X8, X8 // pk
-	VXORPD  X9, X9, X9 // e
+	VMOVUPD 112(DX), X8 // hi = -Inf
+	VXORPD  X9, X9, X9  // e
+	VMOVUPD 128(DX), X13 // lo = +Inf
+	VXORPD  X14, X14, X14 // sx
 	SHRQ    $1, CX     // frames
 	JZ      done
 
@@ -27,8 +29,9 @@ loop:
 	VCVTPS2PD (SI), X0 // x
 	VMULPD    X0, X0, X10
 	VADDPD    X10, X7, X7 // sq += x*x
-	VANDPD    112(DX), X0, X10
-	VMAXPD    X10, X8, X8 // pk = max(pk, |x|)
+	VADDPD    X0, X14, X14 // sx += x
+	VMAXPD    X0, X8, X8   // hi = max(hi, x)
+	VMINPD    X0, X13, X13 // lo = min(lo, x)
 	VMULPD    0(DX), X0, X10
 	VMULPD    16(DX), X1, X11
 	VADDPD    X11, X10, X10
@@ -65,5 +68,7 @@ done:
 	VMOVUPD X7, 0(R8)
 	VMOVUPD X8, 16(R8)
 	VMOVUPD X9, 32(R8)
+	VMOVUPD X13, 48(R8)
+	VMOVUPD X14, 64(R8)
 	VZEROUPPER
 	RET

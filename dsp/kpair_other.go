@@ -7,6 +7,6 @@ package dsp
 func pairKernel() bool { return false }
 
 // measurePair is not used where pairKernel is false.
-func measurePair(l, m *lane, seg []float32) (acc [3][2]float64) {
+func measurePair(l, m *lane, seg []float32) [2]segSums {
 	panic("dsp: no stereo kernel on this architecture")
 }

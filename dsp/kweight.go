@@ -129,19 +129,19 @@ func NewKMeter(f Format) *KMeter {
 // its largest |sample|.
 func (k *KMeter) Segment(seg []float32) (energy float64, peak float32) {
 	if k.pair {
-		acc := measurePair(k.lanes[0], k.lanes[1], seg)
-		return k.w[0]*acc[2][0] + k.w[1]*acc[2][1], float32(max(acc[1][0], acc[1][1]))
+		s := measurePair(k.lanes[0], k.lanes[1], seg)
+		return k.w[0]*s[0].e + k.w[1]*s[1].e, float32(max(s[0].peak(), s[1].peak()))
 	}
 	pk := 0.0
 	for c, l := range k.lanes {
-		var e, p float64
+		var s segSums
 		if l.fma {
-			_, p, e = l.measureFMA(seg)
+			s = l.measureFMA(seg)
 		} else {
-			_, p, e = l.measure(seg)
+			s = l.measure(seg)
 		}
-		energy += k.w[c] * e
-		pk = max(pk, p)
+		energy += k.w[c] * s.e
+		pk = max(pk, s.peak())
 	}
 	return energy, float32(pk)
 }

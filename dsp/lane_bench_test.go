@@ -45,8 +45,9 @@ func benchLanes(b *testing.B, rate int, pair bool) {
 // TestPairKernelExact runs the stereo kernel (both channels in one pass,
 // where the machine has it) and the one-channel lanes on the same
 // speech-like stereo, segment by segment, at 48 and 16 kHz: every sum of
-// squares, peak, frame peak and K-weighted energy, and the filter states,
-// must be equal to the bit.
+// squares, peak, K-weighted energy, sum, largest and smallest value (the
+// interpolated ones at 16 kHz), and the filter states, must be equal to
+// the bit.
 func TestPairKernelExact(t *testing.T) {
 	if !pairKernel() {
 		t.Skip("no stereo kernel on this machine")
@@ -71,7 +72,7 @@ func pairKernelExact(t *testing.T, rate int) {
 	runPair(got.lanes[0], got.lanes[1], buf, segs)
 	for c := range 2 {
 		r, g := ref.lanes[c], got.lanes[c]
-		if d := cmp.Diff([][]float64{r.sq, r.pk, r.ke, r.fp}, [][]float64{g.sq, g.pk, g.ke, g.fp}); d != "" {
+		if d := cmp.Diff([][]float64{r.sq, r.pk, r.ke, r.sx, r.hi, r.lo}, [][]float64{g.sq, g.pk, g.ke, g.sx, g.hi, g.lo}); d != "" {
 			t.Errorf("%d Hz, channel %d: sums differ (-lane +pair):\n%s", rate, c, d)
 		}
 		if r.k != g.k || r.tp.max != g.tp.max {

@@ -34,14 +34,14 @@ const framePeakRate = 32000
 
 // truePeakMeter oversamples each channel and tracks the largest magnitude.
 type truePeakMeter struct {
-	factor   int                   // oversampling factor (1, 2 or 4)
-	frames   bool                  // each segment's own interpolated peak is measured too (rates under framePeakRate)
-	phases   [][tpTaps]float32     // phases 1..factor-1 (phase 0 is the identity)
-	gain     float64               // max over phases of sum |tap|
-	halfGain float64               // the halfway phase's sum |tap| (framePeak)
-	hist     [][tpTaps - 1]float32 // per channel, the last tpTaps-1 samples
-	buf      []float32             // scratch: history + one segment of a channel
-	max      float64               // running maximum |value| (linear)
+	factor int                   // oversampling factor (1, 2 or 4)
+	frames bool                  // each segment's own interpolated peak is measured too (rates under framePeakRate)
+	phases [][tpTaps]float32     // phases 1..factor-1 (phase 0 is the identity)
+	gain   float64               // max over phases of sum |tap|
+	bounds [][2]float32          // per phase: the sums of its positive and its negative taps' |values|
+	hist   [][tpTaps - 1]float32 // per channel, the last tpTaps-1 samples
+	buf    []float32             // scratch: history + one segment of a channel
+	max    float64               // running maximum |value| (linear)
 
 	segments, skipped int64 // segments seen and skipped by pruning
 }
@@ -72,21 +72,18 @@ func newTruePeakMeter(rate, channels int) *truePeakMeter {
 			sum += taps[j]
 		}
 		var ph [tpTaps]float32
-		abs := 0.0
+		pos, neg := 0.0, 0.0
 		for j := range taps {
 			// Stored reversed so that ph[i] weights buf[n+i] with buf oldest first.
 			v := taps[j] / sum
 			ph[tpTaps-1-j] = float32(v)
-			abs += math.Abs(v)
+			pos += max(v, 0)
+			neg += max(-v, 0)
 		}
 		m.phases = append(m.phases, ph)
-		m.gain = math.Max(m.gain, abs)
-		if 2*k == m.factor {
-			m.halfGain = abs * (1 + 1e-5)
-		}
+		m.bounds = append(m.bounds, [2]float32{float32(pos), float32(neg)})
+		m.gain = math.Max(m.gain, pos+neg)
 	}
-	// Guard the bound against float32 rounding of taps and sums.
-	m.gain *= 1 + 1e-5
 	return m
 }
 
@@ -108,17 +105,18 @@ func hann(x float64, w int) float64 {
 }
 
 // segment processes n frames of channel c of the interleaved block seg,
-// whose sample peak (largest |x|) is peak, and returns the segment's peak
-// for the envelope: peak, or where m.frames the largest of it and the
-// halfway values of the positions the segment completes (framePeak; they
-// lie up to tpDelay samples earlier).
-func (m *truePeakMeter) segment(seg []float32, ch, c, n int, peak float64) float64 {
+// whose largest and smallest samples are hi and lo, and returns the
+// segment's extremes for the envelope: hi and lo, or where m.frames the
+// largest and smallest of them and the halfway values of the positions the
+// segment completes (framePeak; they lie up to tpDelay samples earlier).
+func (m *truePeakMeter) segment(seg []float32, ch, c, n int, hi, lo float64) (float64, float64) {
+	peak := max(hi, -lo)
 	if peak > m.max {
 		m.max = peak
 	}
 	h := &m.hist[c]
 	if m.factor == 1 {
-		return peak
+		return hi, lo
 	}
 	hmax := float32(0)
 	for _, v := range h {
@@ -129,14 +127,14 @@ func (m *truePeakMeter) segment(seg []float32, ch, c, n int, peak float64) float
 			hmax = v
 		}
 	}
-	bound := math.Max(peak, float64(hmax)) * m.gain
+	bound := math.Max(peak, float64(hmax)) * m.gain * (1 + tpGuard)
 	m.segments++
 	skip := bound <= m.max // cannot raise the maximum
 	if skip {
 		m.skipped++
 		if !m.frames {
 			m.keepHistory(seg, ch, c, n)
-			return peak
+			return hi, lo
 		}
 	}
 	need := tpTaps - 1 + n
@@ -149,25 +147,29 @@ func (m *truePeakMeter) segment(seg []float32, ch, c, n int, peak float64) float
 		buf[i] = seg[j]
 	}
 	if m.frames {
-		peak = float64(m.framePeak(buf, float32(peak)))
+		fh, fl := m.framePeak(buf, float32(hi), float32(lo))
+		hi, lo = float64(fh), float64(fl)
 	}
 	if !skip {
-		m.max = max(m.max, float64(interpolate(buf, float32(m.max), m.phases, m.gain)))
+		mx := float32(m.max)
+		th, _ := interpolate(buf, mx, -mx, true, m.phases, m.bounds)
+		m.max = max(m.max, float64(th))
 	}
-	m.max = max(m.max, peak)
+	m.max = max(m.max, hi, -lo)
 	copy(h[:], buf[need-(tpTaps-1):])
-	return peak
+	return hi, lo
 }
 
-// framePeak returns the largest of mx and the values halfway between the
-// samples of buf (the positions with a full history): a 2x interpolation
-// (an ideal one reads a component at f at most 20 log10 cos(pi f / 2 rate)
-// dB low, 0.7 dB for 4 kHz at 16 kHz; the 12 taps pass less near the
-// band's edge). Every position counts, so the frame's peak does not depend
-// on how its samples were cut into segments.
-func (m *truePeakMeter) framePeak(buf []float32, mx float32) float32 {
+// framePeak returns the largest and smallest of hi, lo and the values
+// halfway between the samples of buf (the positions with a full history):
+// a 2x interpolation (an ideal one reads a component at f at most 20 log10
+// cos(pi f / 2 rate) dB low, 0.7 dB for 4 kHz at 16 kHz; the 12 taps pass
+// less near the band's edge). Every position counts, so the frame's peak
+// does not depend on how its samples were cut into segments. Signed, so
+// that the envelope can take a DC offset out of them (offset.go).
+func (m *truePeakMeter) framePeak(buf []float32, hi, lo float32) (float32, float32) {
 	h := len(m.phases) / 2
-	return interpolate(buf, mx, m.phases[h:h+1], m.halfGain)
+	return interpolate(buf, hi, lo, false, m.phases[h:h+1], m.bounds[h:h+1])
 }
 
 // keepHistory updates channel c's history with the last samples of seg.
@@ -190,30 +192,42 @@ func (m *truePeakMeter) keepHistory(seg []float32, ch, c, n int) {
 // the pruning bound at a time.
 const tpBlock = 32
 
+// tpGuard pads the pruning bounds against the float32 rounding of the
+// taps and the sums.
+const tpGuard = 1e-5
+
 // interpolate evaluates phases at every position of buf that has a full
-// history and returns the largest of mx and their |values|. Runs of
-// tpBlock positions whose inputs cannot exceed the maximum so far (gain *
-// max|x|, gain the largest sum |tap| of the phases) are skipped.
-func interpolate(buf []float32, mx float32, phases [][tpTaps]float32, gain float64) float32 {
-	g := float32(gain)
+// history and returns the largest and smallest of hi, lo and their values;
+// with sym, the largest |value| as hi and its negative as lo. Runs of
+// tpBlock positions whose values cannot leave [lo, hi] are skipped: a
+// phase whose positive taps sum to P and negative ones to -N gives values
+// between P min - N max and P max - N min of its inputs (bounds).
+func interpolate(buf []float32, hi, lo float32, sym bool, phases [][tpTaps]float32, bounds [][2]float32) (float32, float32) {
 	for start := 0; start+tpTaps <= len(buf); start += tpBlock {
 		end := min(start+tpBlock, len(buf)-tpTaps+1) // one past the last position
 		in := buf[start : end+tpTaps-1]
 		// Largest and smallest, not |x|: compares that rarely change the
 		// result predict well, where a sign test on every sample does not.
-		hi, lo := float32(0), float32(0)
+		bh, bl := in[0], in[0]
 		for _, v := range in {
-			if v > hi {
-				hi = v
+			if v > bh {
+				bh = v
 			}
-			if v < lo {
-				lo = v
+			if v < bl {
+				bl = v
 			}
 		}
-		if max(hi, -lo)*g <= mx {
+		inside := true
+		for _, b := range bounds {
+			pad := tpGuard * (b[0] + b[1]) * max(bh, -bl)
+			if b[0]*bh-b[1]*bl+pad > hi || b[0]*bl-b[1]*bh-pad < lo {
+				inside = false
+				break
+			}
+		}
+		if inside {
 			continue
 		}
-		hi, lo = mx, -mx
 		for p := range phases {
 			ph := &phases[p]
 			for n := 0; n+tpTaps <= len(in); n++ {
@@ -229,9 +243,12 @@ func interpolate(buf []float32, mx float32, phases [][tpTaps]float32, gain float
 				}
 			}
 		}
-		mx = max(hi, -lo)
+		if sym {
+			hi = max(hi, -lo)
+			lo = -hi
+		}
 	}
-	return mx
+	return hi, lo
 }
 
 // flush feeds tpDelay zeros per channel so that the interpolation between
@@ -243,6 +260,8 @@ func (m *truePeakMeter) flush() {
 	for c := range m.hist {
 		buf := make([]float32, tpTaps-1+tpDelay)
 		copy(buf, m.hist[c][:])
-		m.max = max(m.max, float64(interpolate(buf, float32(m.max), m.phases, m.gain)))
+		mx := float32(m.max)
+		th, _ := interpolate(buf, mx, -mx, true, m.phases, m.bounds)
+		m.max = max(m.max, float64(th))
 	}
 }

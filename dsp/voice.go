@@ -221,6 +221,10 @@ func resampleKernel(rate, half int) []float32 {
 type voiceOp struct {
 	n  int32
 	ms float64
+	dc float32 // the downmix's DC offset, taken out of its samples (offset.go)
+	// rebase: dc is taken out of the samples written before too (the
+	// first offset estimate, see offsetTracker).
+	rebase bool
 }
 
 // replay performs the steps ops over the interleaved frames p, in order.
@@ -230,7 +234,10 @@ func (v *voiceDetector) replay(p []float32, ops []voiceOp) {
 	off := 0
 	for _, op := range ops {
 		end := off + int(op.n)*v.ch
-		v.write(p[off:end])
+		if op.rebase {
+			v.rebase(op.dc)
+		}
+		v.write(p[off:end], op.dc)
 		off = end
 		if op.ms >= 0 {
 			v.frame(op.ms)
@@ -238,21 +245,27 @@ func (v *voiceDetector) replay(p []float32, ops []voiceOp) {
 	}
 }
 
-// write adds interleaved samples to the ring (downmixed).
-func (v *voiceDetector) write(seg []float32) {
+// write adds interleaved samples to the ring, downmixed, less the
+// downmix's offset dc.
+func (v *voiceDetector) write(seg []float32, dc float32) {
 	ch := v.ch
 	pos := v.n
-	switch ch {
-	case 1:
+	switch {
+	case ch == 1 && dc == 0:
 		for len(seg) > 0 {
 			i := pos & v.mask
 			k := copy(v.ring[i:], seg)
 			seg = seg[k:]
 			pos += int64(k)
 		}
-	case 2:
+	case ch == 1:
+		for _, x := range seg {
+			v.ring[pos&v.mask] = x - dc
+			pos++
+		}
+	case ch == 2:
 		for i := 0; i+1 < len(seg); i += 2 {
-			v.ring[pos&v.mask] = (seg[i] + seg[i+1]) * 0.5
+			v.ring[pos&v.mask] = (seg[i]+seg[i+1])*0.5 - dc
 			pos++
 		}
 	default:
@@ -262,11 +275,18 @@ func (v *voiceDetector) write(seg []float32) {
 			for _, x := range seg[i : i+ch] {
 				s += x
 			}
-			v.ring[pos&v.mask] = s * inv
+			v.ring[pos&v.mask] = s*inv - dc
 			pos++
 		}
 	}
 	v.n = pos
+}
+
+// rebase takes dc out of the samples in the ring.
+func (v *voiceDetector) rebase(dc float32) {
+	for i := max(v.n-int64(len(v.ring)), 0); i < v.n; i++ {
+		v.ring[i&v.mask] -= dc
+	}
 }
 
 // frame records the mean square of the frame just closed and decides the

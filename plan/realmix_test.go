@@ -18,6 +18,10 @@ import (
 
 var realmixVerbose = flag.Bool("realmix.v", false, "log every case of TestRealMix")
 
+var (
+	realmixOffsets = flag.Bool("realmix.offsets", false, "TestOffsetMix: plan every case of TestRealMix with a DC offset (about 5 minutes)")
+	realmixDC      = flag.Float64("realmix.dc", 0.01, "TestOffsetMix: the offset")
+)
 var realmixRates = flag.Bool("realmix.rates", false, "TestRateMix: plan every case of TestRealMix and the phone cases at 8 and 16 kHz (about 6 minutes)")
 
 // mixRow is one case's result.
@@ -259,9 +263,16 @@ var radioClipKnown = map[string]float64{"jfk-radio-35": 625}
 const (
 	// TestRateMix: how far cases at 8 or 16 kHz may plan from the same
 	// signals at 48 kHz.
-	rateMaxCutDiffPct   = 1.0
-	rateMaxClipDiffMs   = 10.0
-	rateMaxP95Cases     = 1
+	rateMaxCutDiffPct = 1.0
+	rateMaxClipDiffMs = 10.0
+	rateMaxP95Cases   = 1
+	// TestOffsetMix: how far cases with a DC offset may plan from the
+	// same mixes without.
+	offsetMaxCutDiffPct = 1.0
+	offsetMaxClipDiffMs = 10.0
+	offsetMaxP95Cases   = 1
+	offsetMaxClipMs     = 30
+	offsetMaxClipCases  = 0
 	phoneMaxClipMs      = 30
 	phoneMaxClipCases   = 0
 	phoneMaxP95Cases    = 8
@@ -298,7 +309,9 @@ const (
 // levels, which falls 0.3-5 dB towards the other voice when it fills most
 // of the recording, crosstalk at 15 dB had 87.1 % cut (picovoice 50 %,
 // librivox 73 %: their 7 s of speech against the 20 s turn; 84.4 % once
-// the level was tracked).
+// the level was tracked). Since the envelope leaves a DC offset out (dsp's
+// offset.go), librivox over crosstalk at 20 dB has a boundary P95 of 0 ms
+// (70 before): 4 cases over 40 ms.
 var turnFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedCrosstalk: {15: 94, 20: 97, 25: 97},
 }
@@ -306,8 +319,8 @@ var turnFloor = map[corpus.Bed]map[float64]float64{
 const (
 	turnMaxClipMs      = 30
 	turnMaxClipCases   = 0
-	turnMaxP95Cases    = 5
-	turnMaxP95BarCases = 5
+	turnMaxP95Cases    = 4
+	turnMaxP95BarCases = 4
 )
 
 // The room cases' floors (TestRoomMix), measured when they were added (no
@@ -327,7 +340,10 @@ const (
 // bed (see the plan package doc) is measured without the 200 ms after
 // each word, where the room's tail lies, 11 have a boundary
 // P95 over 40 ms (7 at 15 dB or more): allison over pink noise and over
-// vinyl at 35 dB, 60 -> 20 and 30 ms.
+// vinyl at 35 dB, 60 -> 20 and 30 ms. Since the envelope leaves a DC
+// offset out (dsp's offset.go), librivox, whose recording carries one,
+// no longer clips over pink noise at 10 dB (150 -> 0 ms): 1 case clips
+// (picovoice over vinyl at 20 dB, 50 ms).
 var roomFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedVinyl:     {10: 85, 15: 94, 20: 95, 25: 95, 35: 97},
 	corpus.BedPink:      {10: 95, 15: 96, 20: 97, 25: 97, 35: 97},
@@ -335,8 +351,8 @@ var roomFloor = map[corpus.Bed]map[float64]float64{
 }
 
 const (
-	roomMaxClipMs      = 150
-	roomMaxClipCases   = 2
+	roomMaxClipMs      = 50
+	roomMaxClipCases   = 1
 	roomMaxP95Cases    = 11
 	roomMaxP95BarCases = 7
 )
@@ -595,35 +611,72 @@ func TestRateMix(t *testing.T) {
 		band := runRealMix(t, corpus.BandCases(set.cases, set.rate))
 		rows := runRealMix(t, corpus.RateCases(set.cases, set.rate))
 		t.Logf("%d Hz:\n%s", set.rate, mixTable(rows))
-		var cut, diff float64
-		var p95, p95Band int
-		for i, r := range rows {
-			b := band[i]
-			cut += b.s.CutSec
-			diff += math.Abs(r.s.CutSec - b.s.CutSec)
-			if r.s.ClippedMs > b.s.ClippedMs+rateMaxClipDiffMs+1e-6 {
-				t.Errorf("%s: %.0f ms clipped, %.0f ms at 48 kHz", r.c.Name, r.s.ClippedMs, b.s.ClippedMs)
-			}
-			if r.s.BoundaryP95 > 40+1e-6 {
-				p95++
-			}
-			if b.s.BoundaryP95 > 40+1e-6 {
-				p95Band++
-			}
-			if math.Abs(r.s.CutSec-b.s.CutSec) > 0.05 || math.Abs(r.s.BoundaryP95-b.s.BoundaryP95) > 20+1e-6 {
-				t.Logf("%s: cut %.3f s, clipped %.0f ms, P95 %.0f ms; at 48 kHz %.3f s, %.0f ms, %.0f ms", r.c.Name,
-					r.s.CutSec, r.s.ClippedMs, r.s.BoundaryP95, b.s.CutSec, b.s.ClippedMs, b.s.BoundaryP95)
-			}
+		compareMixes(t, fmt.Sprintf("%d Hz", set.rate), "at 48 kHz", rows, band, rateMaxCutDiffPct, rateMaxClipDiffMs, rateMaxP95Cases)
+	}
+}
+
+// compareMixes checks the plans rows against those of the same cases
+// otherwise made, base (what says how, in messages): over the cases the
+// cut time differs by at most maxCutPct of base's (the sum of each case's
+// difference), no case clips more than maxClipMs more speech, and the
+// cases with a boundary P95 over 40 ms are at most maxP95 more.
+func compareMixes(t *testing.T, label, other string, rows, base []mixRow, maxCutPct, maxClipMs float64, maxP95 int) {
+	t.Helper()
+	var cut, diff float64
+	var p95, p95Base int
+	for i, r := range rows {
+		b := base[i]
+		cut += b.s.CutSec
+		diff += math.Abs(r.s.CutSec - b.s.CutSec)
+		if r.s.ClippedMs > b.s.ClippedMs+maxClipMs+1e-6 {
+			t.Errorf("%s: %.0f ms clipped, %.0f ms %s", r.c.Name, r.s.ClippedMs, b.s.ClippedMs, other)
 		}
-		pct := 100 * diff / max(cut, 1e-9)
-		t.Logf("%d Hz against 48 kHz, %d cases: cut time %.2f %% apart; boundary P95 over 40 ms in %d cases, %d at 48 kHz", set.rate, len(rows), pct, p95, p95Band)
-		if pct > rateMaxCutDiffPct {
-			t.Errorf("%d Hz: cut time %.2f %% apart from 48 kHz's (regression floor %g %%)", set.rate, pct, rateMaxCutDiffPct)
+		if r.s.BoundaryP95 > 40+1e-6 {
+			p95++
 		}
-		if p95 > p95Band+rateMaxP95Cases {
-			t.Errorf("%d Hz: %d cases with a boundary P95 over 40 ms, %d at 48 kHz (regression floor %d more)", set.rate, p95, p95Band, rateMaxP95Cases)
+		if b.s.BoundaryP95 > 40+1e-6 {
+			p95Base++
+		}
+		if math.Abs(r.s.CutSec-b.s.CutSec) > 0.05 || math.Abs(r.s.BoundaryP95-b.s.BoundaryP95) > 20+1e-6 {
+			t.Logf("%s: cut %.3f s, clipped %.0f ms, P95 %.0f ms; %s %.3f s, %.0f ms, %.0f ms", r.c.Name,
+				r.s.CutSec, r.s.ClippedMs, r.s.BoundaryP95, other, b.s.CutSec, b.s.ClippedMs, b.s.BoundaryP95)
 		}
 	}
+	pct := 100 * diff / max(cut, 1e-9)
+	t.Logf("%s, %d cases: cut time %.2f %% apart from the plans %s; boundary P95 over 40 ms in %d cases, %d %s", label, len(rows), pct, other, p95, p95Base, other)
+	if pct > maxCutPct {
+		t.Errorf("%s: cut time %.2f %% apart from the plans %s (regression floor %g %%)", label, pct, other, maxCutPct)
+	}
+	if p95 > p95Base+maxP95 {
+		t.Errorf("%s: %d cases with a boundary P95 over 40 ms, %d %s (regression floor %d more)", label, p95, p95Base, other, maxP95)
+	}
+}
+
+// TestOffsetMix plans mixes with a DC offset of 0.01 (-40 dBFS; internal/
+// corpus OffsetCases, alternately added and taken away) and the same
+// mixes without, with the podcast preset, and checks them with
+// compareMixes and the offsetMax* floors: the offset is inaudible, and
+// dsp takes it out of the envelope (dsp's offset.go), so the plans
+// should hardly move. Before it did, the 168 mixes of TestRealMix with
+// 0.01 added had 59 cases clip more than 30 ms of speech (none without).
+// No case may clip more than offsetMaxClipMs. The cases: the mixes at 15
+// dB; with -realmix.offsets every case of TestRealMix (-realmix.dc sets
+// the offset).
+func TestOffsetMix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("offset cases: about 60 s")
+	}
+	var cases []corpus.MixCase
+	for _, c := range corpus.MixCases() {
+		if c.SNRDb == 15 || *realmixOffsets {
+			cases = append(cases, c)
+		}
+	}
+	base := runRealMix(t, cases)
+	rows := runRealMix(t, corpus.OffsetCases(cases, *realmixDC))
+	label := fmt.Sprintf("offset %g", *realmixDC)
+	checkMix(t, rows, mixLimits{offsetMaxClipMs, offsetMaxClipCases, len(rows), len(rows), nil, nil})
+	compareMixes(t, label, "without it", rows, base, offsetMaxCutDiffPct, offsetMaxClipDiffMs, offsetMaxP95Cases)
 }
 
 // TestDriftMix plans the drift cases (internal/corpus DriftCases: the pink

@@ -103,6 +103,10 @@ type MixCase struct {
 	// peak over full scale, see Mix): a quiet recording or a mastered one;
 	// 0: that level.
 	GainDb float64
+	// Offset: this constant (full scale 1) is added to every sample of the
+	// mix before the dither and rounding, as an interface's DC offset
+	// would be; the truth, which hears no DC, is the same; 0: none.
+	Offset float64
 	// LowPassHz: the speech and the bed pass a low-pass at this frequency
 	// (four Butterworth sections) before the truth is taken, as a
 	// recorder's anti-alias filter; 0: none.
@@ -199,6 +203,20 @@ func BandCases(cases []MixCase, rate int) []MixCase {
 // mastered podcast).
 func LevelCases(gainDb float64) []MixCase {
 	return variants([]Bed{BedVinyl, BedMusic, BedCrosstalk}, fmt.Sprintf("-gain%+g", gainDb), func(c *MixCase) { c.GainDb = gainDb })
+}
+
+// OffsetCases returns cases with a DC offset of dc added to each mix
+// (Offset), alternately dc and -dc, named with it ("-dc0.01").
+func OffsetCases(cases []MixCase, dc float64) []MixCase {
+	out := slices.Clone(cases)
+	for i := range out {
+		out[i].Offset = dc
+		if i%2 == 1 {
+			out[i].Offset = -dc
+		}
+		out[i].Name += fmt.Sprintf("-dc%g", out[i].Offset)
+	}
+	return out
 }
 
 // variants returns the cases of MixCases over beds (their seeds too), each
@@ -442,7 +460,7 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 		b := float64(bed[i]) * bedGain * a
 		bsq2 += b * b
 		if i%k == 0 {
-			v := (float64(clean[i])*gain + float64(bed[i])*bedGain) * a
+			v := (float64(clean[i])*gain+float64(bed[i])*bedGain)*a + c.Offset
 			mix = append(mix, float32(max(-32768, min(32767, math.Round(v*32768+r.Float64()-r.Float64())))/32768))
 		}
 	}

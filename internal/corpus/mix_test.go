@@ -287,3 +287,37 @@ func TestMixRate(t *testing.T) {
 		}
 	}
 }
+
+// TestMixOffset checks the offset variant: the same mix, every sample
+// moved by the offset (within the dither), the same truth, alternating signs.
+func TestMixOffset(t *testing.T) {
+	m := recordings(t)
+	cs := MixCases()[:2]
+	oc := OffsetCases(cs, 0.01)
+	if oc[0].Name != cs[0].Name+"-dc0.01" || oc[1].Name != cs[1].Name+"-dc-0.01" || oc[0].Offset != 0.01 || oc[1].Offset != -0.01 {
+		t.Fatalf("OffsetCases: %+v", oc)
+	}
+	for i, c := range cs {
+		plain, err := m.Mix(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved, err := m.Mix(context.Background(), oc[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plain.Samples) != len(moved.Samples) {
+			t.Fatalf("%s: %d samples, %d with the offset", c.Name, len(plain.Samples), len(moved.Samples))
+		}
+		var sum float64
+		for k, v := range moved.Samples {
+			sum += float64(v - plain.Samples[k])
+		}
+		if mean := sum / float64(len(plain.Samples)); math.Abs(mean-oc[i].Offset) > 1e-4 {
+			t.Errorf("%s: the samples move by %.5f on average, want %g", oc[i].Name, mean, oc[i].Offset)
+		}
+		if d := cmp.Diff(plain.Truth.Speech, moved.Truth.Speech); d != "" || plain.Truth.SpeechDb != moved.Truth.SpeechDb {
+			t.Errorf("%s: the truth moves with the offset:\n%s", oc[i].Name, d)
+		}
+	}
+}
