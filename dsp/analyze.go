@@ -299,7 +299,8 @@ func (a *Analyzer) finish() {
 	if a.pos > a.frameStart {
 		ops = a.endFrame(ops) // partial last 10 ms frame: envelope only
 	}
-	ops = a.envelope(ops, a.off.flush(), true)
+	lv, released := a.off.flush()
+	ops = a.envelope(ops, lv, released)
 	a.voice.replay(nil, ops)
 	for _, l := range a.lanes {
 		l.tp.flush()

@@ -146,16 +146,17 @@ func (t *offsetTracker) closeFrame(sq float64, n int64, complete bool) (out []fr
 }
 
 // flush returns the frames still held (an input shorter than the first
-// estimate needs), measured with the offsets of the blocks it has.
-func (t *offsetTracker) flush() []frameLevel {
+// estimate needs), measured with the offsets of the blocks it has, and
+// whether there were any.
+func (t *offsetTracker) flush() ([]frameLevel, bool) {
 	if t.ready {
-		return nil
+		return nil, false
 	}
 	t.out = t.out[:0]
 	if t.blocks >= offsetMinBlocks {
 		t.estimate()
 	}
-	return t.release()
+	return t.release(), true
 }
 
 // release measures the held frames and ends the hold.

@@ -163,3 +163,34 @@ func TestOffsetVoiceScores(t *testing.T) {
 		t.Errorf("the offset moves the scores: mean change %.4f, %d of %d frames change side (want under 0.01 and 0.5 %%)", sum/float64(classified), flipped, classified)
 	}
 }
+
+// TestOffsetVoiceInput checks that the voice detector's input loses the
+// offset once: after noise with 0.01 added (0.3 s, under the first
+// estimate, and 3 s), the detector's ring of downmixed samples has a mean
+// of about 0, not 0.01 (kept) nor -0.01 (taken out twice).
+func TestOffsetVoiceInput(t *testing.T) {
+	for _, sec := range []float64{0.3, 3} {
+		f := Format{SampleRate: 16000, Channels: 2}
+		x := withOffset(burstsOverNoise(f.SampleRate, f.Channels, sec), 2, []float32{0.01, 0.01}, 0)
+		for i := range x { // noise only: no bursts
+			x[i] = 0.01 + (x[i]-0.01)*1e-3
+		}
+		a, err := NewAnalyzer(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Write(x); err != nil {
+			t.Fatal(err)
+		}
+		a.Result(Info{})
+		v := a.voice
+		n := min(v.n, int64(len(v.ring)))
+		s := 0.0
+		for i := v.n - n; i < v.n; i++ {
+			s += float64(v.ring[i&v.mask])
+		}
+		if m := s / float64(n); math.Abs(m) > 1e-4 {
+			t.Errorf("%g s: the detector's input has a mean of %.5f, want 0", sec, m)
+		}
+	}
+}
