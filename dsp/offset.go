@@ -1,6 +1,9 @@
 package dsp
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The envelope measures what is heard, so it leaves out each channel's DC
 // offset: a constant an inexpensive interface or a badly trimmed converter
@@ -60,6 +63,7 @@ type offsetTracker struct {
 	curN   int64                   // and their length in sample frames
 	curFr  int                     // and how many 10 ms frames
 	mean   []float64               // the offsets taken out (0 where none stands out)
+	dc     float32                 // the offset of the channels' mean (downmix)
 	held   []frameSums             // frames waiting for the first estimate
 	ready  bool                    // the first estimate is made
 	out    []frameLevel            // closeFrame's result
@@ -109,12 +113,13 @@ func (t *offsetTracker) add(c int, l *lane, k int) {
 
 // downmix returns the offset of the channels' mean (the voice detector's
 // input).
-func (t *offsetTracker) downmix() float32 {
-	s := 0.0
-	for _, m := range t.mean {
-		s += m
-	}
-	return float32(s / float64(t.ch))
+func (t *offsetTracker) downmix() float32 { return t.dc }
+
+// clone returns a copy of f that shares nothing with it.
+func (f *frameSums) clone() frameSums {
+	g := *f
+	g.sx, g.hi, g.lo = slices.Clone(f.sx), slices.Clone(f.hi), slices.Clone(f.lo)
+	return g
 }
 
 // closeFrame takes the frame just closed, whose sum of squares (all
@@ -126,12 +131,7 @@ func (t *offsetTracker) closeFrame(sq float64, n int64, complete bool) (out []fr
 	t.out = t.out[:0]
 	t.f.sq, t.f.n = sq, n
 	if !t.ready {
-		h := newFrameSums(t.ch)
-		h.sq, h.n = sq, n
-		copy(h.sx, t.f.sx)
-		copy(h.hi, t.f.hi)
-		copy(h.lo, t.f.lo)
-		t.held = append(t.held, h)
+		t.held = append(t.held, t.f.clone())
 	} else {
 		t.out = append(t.out, t.level(&t.f))
 	}
@@ -219,6 +219,11 @@ func (t *offsetTracker) estimate() {
 		}
 		t.mean[c] = w * m
 	}
+	s := 0.0
+	for _, m := range t.mean {
+		s += m
+	}
+	t.dc = float32(s / float64(t.ch))
 }
 
 // stats returns channel c's mean over blocks [from, to) and the variance

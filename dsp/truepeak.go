@@ -151,9 +151,7 @@ func (m *truePeakMeter) segment(seg []float32, ch, c, n int, hi, lo float64) (fl
 		hi, lo = float64(fh), float64(fl)
 	}
 	if !skip {
-		mx := float32(m.max)
-		th, _ := interpolate(buf, mx, -mx, true, m.phases, m.bounds)
-		m.max = max(m.max, float64(th))
+		m.raise(buf)
 	}
 	m.max = max(m.max, hi, -lo)
 	copy(h[:], buf[need-(tpTaps-1):])
@@ -260,8 +258,14 @@ func (m *truePeakMeter) flush() {
 	for c := range m.hist {
 		buf := make([]float32, tpTaps-1+tpDelay)
 		copy(buf, m.hist[c][:])
-		mx := float32(m.max)
-		th, _ := interpolate(buf, mx, -mx, true, m.phases, m.bounds)
-		m.max = max(m.max, float64(th))
+		m.raise(buf)
 	}
+}
+
+// raise takes the values of every phase at the positions of buf with a
+// full history into the running maximum |value|.
+func (m *truePeakMeter) raise(buf []float32) {
+	mx := float32(m.max)
+	th, _ := interpolate(buf, mx, -mx, true, m.phases, m.bounds)
+	m.max = max(m.max, float64(th))
 }

@@ -664,7 +664,7 @@ func compareMixes(t *testing.T, label, other string, rows, base []mixRow, maxCut
 // the offset).
 func TestOffsetMix(t *testing.T) {
 	if testing.Short() {
-		t.Skip("offset cases: about 60 s")
+		t.Skip("offset cases: about 40 s")
 	}
 	var cases []corpus.MixCase
 	for _, c := range corpus.MixCases() {
