@@ -346,6 +346,14 @@ func (a *Analyzer) analysis(info Info) *Analysis {
 	return an
 }
 
+// WarnNoPauses begins the analysis's warning that neither level nor the
+// voice classification finds a pause (pauseCheck). It is judged without
+// a preset: a plan may still cut where the analysis warned (a preset that
+// counts a fainter voice as pause, a shorter minimum silence), and a
+// caller that shows both should leave the warning out then, as autocut
+// analyze does.
+const WarnNoPauses = "no pauses found"
+
 // pauseCheck returns the pause threshold and, when neither level nor the
 // voice classification finds a pause of 0.5 s (the presets cut pauses of
 // 0.6 s and more, but for youtube's 0.35 s and radical's 0.2 s), a warning
@@ -359,7 +367,7 @@ func pauseCheck(env *Envelope, lvl Levels) (float64, string) {
 	if NonSpeech(env, lv, lvl.SpeechLevelDb, 0) != nil {
 		return thr, ""
 	}
-	return thr, fmt.Sprintf("no pauses found: the level never stays under %.1f dBFS (%.0f dB under the programme level, %.1f dBFS) for 0.5 s, and no voice stands out of a background for that long; nothing is cut",
+	return thr, fmt.Sprintf(WarnNoPauses+": the level never stays under %.1f dBFS (%.0f dB under the programme level, %.1f dBFS) for 0.5 s, and no voice stands out of a background for that long; nothing is cut",
 		thr, lvl.SpeechLevelDb-thr, lvl.SpeechLevelDb)
 }
 

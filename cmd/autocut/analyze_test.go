@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/corpus"
 	"github.com/autocut-dev/autocut/plan"
 )
 
@@ -194,6 +197,67 @@ func TestAnalyzeSummaryOnTerminal(t *testing.T) {
 		}
 		if strings.Count(summary, "\n") != 1 {
 			t.Errorf("the summary is not one paragraph: %q", summary)
+		}
+	}
+}
+
+// The analysis judges pauses without a preset, the plan with one: over
+// another voice 15 dB under the speaker (a close-mic track's crosstalk)
+// level finds no pause of 0.5 s and the analysis warns, but the podcast
+// preset counts the fainter voice as pause and cuts. Then analyze leaves
+// the warning out (it said nothing would be cut); where the preset cuts
+// nothing (cours), the warning stays.
+func TestAnalyzePauseWarningFollowsPlan(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	var c corpus.MixCase
+	for _, x := range corpus.MixCases() {
+		if x.Name == "jfk-crosstalk-15" {
+			c = x
+		}
+	}
+	mx, err := corpus.NewMixer(filepath.Join("..", "..", "testdata", "recordings")).Mix(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(t.TempDir(), "in.wav")
+	if err := mx.WriteWAV(in); err != nil {
+		t.Fatal(err)
+	}
+	a, err := dsp.AnalyzeFile(context.Background(), in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) == 0 || !strings.HasPrefix(a.Warnings[0], dsp.WarnNoPauses) {
+		t.Fatalf("the analysis warns %q, want %q: the case no longer shows what this tests", a.Warnings, dsp.WarnNoPauses)
+	}
+	for _, tc := range []struct {
+		preset string
+		cuts   bool
+	}{{"podcast", true}, {"cours", false}} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"analyze", "--preset", tc.preset, in}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.preset, code, errb.String())
+		}
+		var doc struct {
+			Plan struct {
+				Cuts []struct{ Reason string } `json:"cuts"`
+			} `json:"plan"`
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		pauses := 0
+		for _, c := range doc.Plan.Cuts {
+			if c.Reason == plan.ReasonSilence || c.Reason == plan.ReasonNoise {
+				pauses++
+			}
+		}
+		warned := strings.Contains(strings.Join(doc.Warnings, "\n"), dsp.WarnNoPauses)
+		if (pauses > 0) != tc.cuts || warned == tc.cuts {
+			t.Errorf("%s: %d pauses cut, warnings %q; want cuts %v and the no-pause warning %v", tc.preset, pauses, doc.Warnings, tc.cuts, !tc.cuts)
 		}
 	}
 }
