@@ -22,6 +22,10 @@ type Envelope struct {
 	// VoiceFloor, VoiceLoud, or 1 + 253 x the speech probability where
 	// level could not decide. Empty when unknown (an analysis from before it existed).
 	Voice []uint8 `json:"-"`
+	// VoiceHeard counts the frames over a quiet bed, decided loud by
+	// level (VoiceLoud), that the network heard as speech: at most
+	// 40, from the first 300 such frames it hears (see voice.go).
+	VoiceHeard int `json:"-"`
 }
 
 // Frames returns the number of envelope frames.

@@ -328,7 +328,7 @@ func (a *Analyzer) analysis(info Info) *Analysis {
 		ShortTermMax: lufs(a.sMaxZ),
 	}
 	lvl := EstimateLevels(a.rms)
-	env := Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv, Voice: a.voice.out}
+	env := Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv, Voice: a.voice.out, VoiceHeard: a.voice.heard}
 	thr, warn := pauseCheck(&env, lvl)
 	an := &Analysis{
 		Input:         info,

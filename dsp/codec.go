@@ -14,7 +14,7 @@ import (
 // The binary form of an Analysis (MarshalBinary, WriteTo), so that a
 // stored analysis can be planned again without decoding the input:
 //
-//	"ACAN" version(u32=3) jsonLen(u32) json(scalars, Info, warnings)
+//	"ACAN" version(u32=3) jsonLen(u32) json(scalars, Info, warnings, voiceHeard)
 //	frameSec(f64) n(u64) rms[n](f32) peak[n](f32)
 //	blockSec(f64) m(u64) blocks[m](f64)
 //	v(u64) voice[v](u8)          (versions 2 and 3; v is 0 or n)
@@ -47,6 +47,7 @@ type analysisHeader struct {
 	SpeechLevelDb float64  `json:"speechLevelDb"`
 	ThresholdDb   float64  `json:"thresholdDb"`
 	Warnings      []string `json:"warnings,omitempty"`
+	VoiceHeard    int      `json:"voiceHeard,omitempty"` // Envelope.VoiceHeard (0 in analyses stored before it)
 }
 
 // levels returns the header's levels that may be -Inf.
@@ -83,7 +84,7 @@ func (a *Analysis) WriteTo(w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("encode analysis: envelope has %d RMS and %d voice frames", n, v)
 	}
 	h := analysisHeader{Info: a.Input, Loudness: a.Loudness, NoiseFloorDb: a.NoiseFloorDb,
-		SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb, Warnings: a.Warnings}
+		SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb, Warnings: a.Warnings, VoiceHeard: a.Envelope.VoiceHeard}
 	for _, p := range h.levels() {
 		if math.IsInf(*p, -1) || math.IsNaN(*p) {
 			*p = -math.MaxFloat64
@@ -216,6 +217,9 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 		}
 		if version < 3 {
 			out.Envelope.Voice = nil // another classifier's values
+		}
+		if out.Envelope.Voice != nil {
+			out.Envelope.VoiceHeard = max(h.VoiceHeard, 0)
 		}
 	}
 	*a = out

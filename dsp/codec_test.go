@@ -34,6 +34,7 @@ func sampleAnalysis(frames int) *Analysis {
 			a.Envelope.Voice[i] = uint8(i * 7)
 		}
 		a.Warnings = []string{"no pauses found: a test"}
+		a.Envelope.VoiceHeard = 37
 	}
 	return a
 }
@@ -92,6 +93,7 @@ func TestAnalysisCodecReadsStoredBlobs(t *testing.T) {
 	want := sampleAnalysis(2)
 	want.Blocks = nil
 	want.Envelope.Voice = nil // version 1 had no voice classification
+	want.Envelope.VoiceHeard = 0
 	want.Warnings = nil
 	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("stored blob (-want +got):\n%s", diff)

@@ -562,6 +562,7 @@ func joinHalves(a, b *Analyzer, sp mp3Split, info Info) *Analysis {
 	b.peakEnv = join(a.peakEnv, b.peakEnv, split, warm)
 	out := make([]uint8, 0, voice+len(b.voice.out)-bVoice)
 	b.voice.out = append(append(out, a.voice.out[:voice]...), b.voice.out[bVoice:]...)
+	b.voice.heard = min(a.voice.heard+b.voice.heard, voiceProbeHeard)
 	blocks := make([]float64, 0, split/10+len(b.blocks)-warm/10)
 	b.blocks = append(append(blocks, a.blocks[:split/10]...), b.blocks[warm/10:]...)
 	b.samplePeak = max(a.samplePeak, b.samplePeak)

@@ -29,7 +29,13 @@
 //     speech, or classified as speech (the Silero network's probability
 //     0.5 or more) and not a fainter voice (Params.FaintVoiceDb), is
 //     speech, and so is what follows it by 200 ms (precedes it by 150 ms)
-//     while the level stays over the floor. A cut most of whose frames are over the close
+//     while the level stays over the floor. Over a quiet bed, a sound
+//     standing alone in a pause (a keystroke, a click; at most 300 ms
+//     between floor frames, not as loud as speech) that the network
+//     finds no speech is background too, but for the first sound within
+//     300 ms after speech (dsp's quietLoud); without the network's having
+//     heard speech where level could not decide, the fainter-voice rule
+//     does not apply then. A cut most of whose frames are over the close
 //     level has reason "noise". A file where neither level nor voice finds
 //     a pause has no cut (the analysis warns when none of 0.5 s is found:
 //     a tone, steady music, a noise bed).

@@ -83,3 +83,10 @@ func BenchmarkAnalyzeMixQuiet(b *testing.B) {
 func BenchmarkAnalyzeMixNoisy(b *testing.B) {
 	benchMixWAV(b, corpus.MixCase{Name: "noisy", Speech: corpus.MixSpeech()[0], Bed: corpus.BedStatic, SNRDb: 10})
 }
+
+// BenchmarkAnalyzeMixTyping: the same speech with keystrokes in its pauses
+// over a quiet room (the typing bed 25 dB down), where the network hears
+// the sounds standing alone in the pauses (dsp's quietLoud).
+func BenchmarkAnalyzeMixTyping(b *testing.B) {
+	benchMixWAV(b, corpus.MixCase{Name: "typing", Speech: corpus.MixSpeech()[0], Bed: corpus.BedTyping, SNRDb: 25})
+}

@@ -168,6 +168,11 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedRadio: {10: 93, 15: 97, 20: 97, 25: 97, 35: 94},
 	// The phone cases (TestPhoneMix), measured when they were added.
 	corpus.BedPhone: {15: 88, 20: 96, 25: 96},
+	// The typing cases (TestTypingMix), measured when sounds standing
+	// alone over a quiet bed went to the voice network (dsp's quietLoud):
+	// 35.8, 57.4, 73.7, 95.1 and 97.8 %; 26.3, 45.2, 66.7, 93.9 and 96.0
+	// before.
+	corpus.BedTyping: {10: 30, 15: 54, 20: 71, 25: 93, 35: 96},
 }
 
 // Clipping: the bar is 30 ms per case; mixMaxClipMs is what any
@@ -277,6 +282,13 @@ const (
 	phoneMaxClipCases   = 0
 	phoneMaxP95Cases    = 8
 	phoneMaxP95BarCases = 8
+	// The typing cases (TestTypingMix): no case clips, and 14 have a
+	// boundary P95 over 40 ms, 10 of them at 15 dB or more (12 and 10
+	// before quietLoud, with fewer pauses cut).
+	typingMaxClipMs      = 30
+	typingMaxClipCases   = 0
+	typingMaxP95Cases    = 14
+	typingMaxP95BarCases = 10
 )
 
 // The drift cases' floors (TestDriftMix), measured when they were added
@@ -575,6 +587,20 @@ func TestPhoneMix(t *testing.T) {
 		t.Skip("phone cases: about 10 s")
 	}
 	checkMix(t, runRealMix(t, corpus.PhoneCases()), mixLimits{phoneMaxClipMs, phoneMaxClipCases, phoneMaxP95Cases, phoneMaxP95BarCases, nil, nil})
+}
+
+// TestTypingMix plans the typing cases (internal/corpus TypingCases: each
+// speech recording over keystrokes on a quiet desk, a generated bed) with
+// the podcast preset and checks them as TestRealMix does, with their own
+// regression floors (mixFloor's typing row, typingMax*). The keystrokes
+// stand 10-20 dB over the bed's RMS, so at 10-20 dB they come within 0-10
+// dB of the speech level, where level alone keeps them; the voice network
+// hears the ones standing alone over the quiet room (dsp's quietLoud).
+func TestTypingMix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("typing cases: about 15 s")
+	}
+	checkMix(t, runRealMix(t, corpus.TypingCases()), mixLimits{typingMaxClipMs, typingMaxClipCases, typingMaxP95Cases, typingMaxP95BarCases, nil, nil})
 }
 
 // TestRateMix plans cases recorded at 8 and 16 kHz (internal/corpus

@@ -50,6 +50,12 @@ const (
 	// link's band (radioChannel): a meeting on the phone. Not in MixBeds:
 	// PhoneCases lists its cases.
 	BedPhone Bed = "phone"
+	// BedTyping is a keyboard on a quiet desk (typing): keystrokes, each a
+	// press and a softer release, in bursts, over a faint room noise: the
+	// pauses of a meeting headset or a laptop microphone while the speaker
+	// types. Generated: no real typing recording ships. Not in MixBeds:
+	// TypingCases lists its cases.
+	BedTyping Bed = "typing"
 )
 
 // MixBeds lists the beds in the order the tables show them.
@@ -148,6 +154,11 @@ func RadioCases() []MixCase { return bedCases(BedRadio, 70) }
 func PhoneCases() []MixCase {
 	return bedCases(BedPhone, mixSeed(BedCrosstalk))
 }
+
+// TypingCases returns the typing cases: every speech recording over the
+// typing bed at every ratio of MixSNRs (the bed's RMS, its keystrokes
+// included: their 10 ms levels peak 10-15 dB over it).
+func TypingCases() []MixCase { return bedCases(BedTyping, 80) }
 
 // DriftCases returns the drift cases: every speech recording over the
 // pink and crosstalk beds at every ratio of MixSNRs, with the speaker's
@@ -691,6 +702,8 @@ func (m *Mixer) bed(ctx context.Context, c MixCase, n int, r *rand.Rand) ([]floa
 		return hum(n, c.Seed, r), nil
 	case BedStatic, BedRadio:
 		return static(n, r), nil
+	case BedTyping:
+		return typing(n, r), nil
 	}
 	return nil, fmt.Errorf("corpus: unknown bed %q", c.Bed)
 }
@@ -798,6 +811,51 @@ func static(n int, r *rand.Rand) []float32 {
 	}
 	return out
 }
+
+// typing returns n samples of the typing bed: keystrokes in words of 2 to
+// 7 keys, 100-250 ms apart, the words 150-400 ms apart, with a pause of 1-3
+// s after one word in seven, over pink noise typingFloorDb under a
+// keystroke's peak. A keystroke is a click (noise through 1.2-6 kHz,
+// decaying in 2-6 ms) over a thump (a 120-250 Hz tone decaying in 8-15 ms),
+// its level within ±4 dB of the others, and a release at 0.4 of its
+// amplitude 60-120 ms later.
+func typing(n int, r *rand.Rand) []float32 {
+	out := make([]float32, n)
+	floor := math.Pow(10, typingFloorDb/20)
+	for i, v := range pink(n, r) {
+		out[i] = float32(floor) * v
+	}
+	hp, lp := newBiquadHP(1200), newBiquadLP(6000)
+	key := func(at int, amp float64) {
+		tau := (0.002 + 0.004*r.Float64()) * MixRate
+		ttau := (0.008 + 0.007*r.Float64()) * MixRate
+		f := 120 + 130*r.Float64()
+		for k := 0; k < int(6*max(tau, ttau)) && at+k < n; k++ {
+			click := lp.run(hp.run(r.NormFloat64())) * math.Exp(-float64(k)/tau)
+			thump := 0.5 * math.Sin(2*math.Pi*f*float64(k)/MixRate) * math.Exp(-float64(k)/ttau)
+			out[at+k] += float32(amp * (click + thump))
+		}
+	}
+	sec := func(lo, hi float64) int { return int((lo + (hi-lo)*r.Float64()) * MixRate) }
+	for t := sec(0, 1); t < n; {
+		for k := 2 + r.IntN(6); k > 0 && t < n; k-- {
+			amp := math.Pow(10, (8*r.Float64()-4)/20)
+			key(t, amp)
+			if rel := t + sec(0.06, 0.12); rel < n {
+				key(rel, 0.4*amp)
+			}
+			t += sec(0.1, 0.25)
+		}
+		t += sec(0.15, 0.4)
+		if r.IntN(7) == 0 {
+			t += sec(1, 3)
+		}
+	}
+	return out
+}
+
+// typingFloorDb is the typing bed's room noise under a keystroke's peak.
+const typingFloorDb = -50.0
 
 // The drift cases' fall of level: DriftDb per driftSec, linear in dB, at
 // most driftMaxDb.

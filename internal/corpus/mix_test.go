@@ -3,7 +3,9 @@ package corpus
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -320,4 +322,53 @@ func TestMixOffset(t *testing.T) {
 			t.Errorf("%s: the truth moves with the offset:\n%s", oc[i].Name, d)
 		}
 	}
+}
+
+// TestTypingBed checks the typing bed: keystrokes stand out of a faint
+// floor (their 10 ms levels peak 10-20 dB over the bed's RMS, the floor
+// lies 20 dB or more under it), come in bursts with pauses of a second or
+// more between some, and the same seed gives the same bed.
+func TestTypingBed(t *testing.T) {
+	const n = 60 * MixRate
+	x := typing(n, rand.New(rand.NewPCG(7, 8)))
+	if d := cmp.Diff(x, typing(n, rand.New(rand.NewPCG(7, 8)))); d != "" {
+		t.Fatalf("the same seed gives another bed")
+	}
+	const fl = MixRate / 100
+	var all float64
+	lv := make([]float64, n/fl)
+	for f := range lv {
+		s := 0.0
+		for _, v := range x[f*fl : (f+1)*fl] {
+			s += float64(v) * float64(v)
+		}
+		all += s
+		lv[f] = 10 * math.Log10(s/fl+1e-20)
+	}
+	rms := 10 * math.Log10(all/float64(len(lv)*fl))
+	sorted := slices.Clone(lv)
+	slices.Sort(sorted)
+	p10, peak := sorted[len(sorted)/10], sorted[len(sorted)-1]
+	if peak-rms < 10 || peak-rms > 20 {
+		t.Errorf("keystrokes peak %.1f dB over the bed's RMS, want 10-20", peak-rms)
+	}
+	if rms-p10 < 20 {
+		t.Errorf("the floor lies %.1f dB under the bed's RMS, want 20 or more", rms-p10)
+	}
+	// Pauses: runs of 1 s or more with no frame 10 dB over the floor.
+	pauses, run := 0, 0
+	for _, v := range lv {
+		if v < p10+10 {
+			run++
+			continue
+		}
+		if run >= 100 {
+			pauses++
+		}
+		run = 0
+	}
+	if pauses < 3 {
+		t.Errorf("%d pauses of 1 s in 60 s of typing, want 3 or more", pauses)
+	}
+	t.Logf("typing: keystrokes peak %.1f dB over the RMS, floor %.1f dB under it, %d pauses of 1 s or more in 60 s", peak-rms, rms-p10, pauses)
 }
