@@ -524,9 +524,10 @@ func (v *voiceDetector) decide(i int64) {
 func (v *voiceDetector) quietLoud(i int64, floor float64) uint8 {
 	if v.wasFloor && i >= v.loneEnd {
 		v.loneEnd, v.loneP = v.loneSound(i, floor)
-		v.loneNear = i-v.lastLoud <= voiceLoneGap
+		// Only the first sound after the speech (a swell of the bed is none).
+		v.loneNear = v.loneEnd >= 0 && v.loneP >= 0 && i-v.lastLoud <= voiceLoneGap
 		if v.loneNear {
-			v.lastLoud = -1 << 40 // only the first sound after the speech
+			v.lastLoud = -1 << 40
 		}
 	}
 	if i < v.loneEnd {
