@@ -208,7 +208,7 @@ func newVoiceDetector(rate, ch int) *voiceDetector {
 	v := &voiceDetector{
 		rate: int64(rate), ch: ch,
 		ring: make([]float32, size), mask: size - 1,
-		nextCh: -1, loudBed: true, runStart: -1, gain: 1, wasFloor: true, lastLoud: -1 << 40,
+		nextCh: -1, loudBed: true, runStart: -1, gain: 1, wasFloor: true, lastLoud: noSpeechYet,
 	}
 	if m, err := silero.Load(); err == nil {
 		v.net = m.NewStream()
@@ -527,7 +527,7 @@ func (v *voiceDetector) quietLoud(i int64, floor float64) uint8 {
 		// Only the first sound after the speech (a swell of the bed is none).
 		v.loneNear = v.loneEnd >= 0 && v.loneP >= 0 && i-v.lastLoud <= voiceLoneGap
 		if v.loneNear {
-			v.lastLoud = -1 << 40
+			v.lastLoud = noSpeechYet
 		}
 	}
 	if i < v.loneEnd {
@@ -548,6 +548,10 @@ func (v *voiceDetector) quietLoud(i int64, floor float64) uint8 {
 	}
 	return VoiceLoud
 }
+
+// noSpeechYet is lastLoud before any speech (or once the first sound
+// after it has been had): far enough back for no sound to be near it.
+const noSpeechYet = -1 << 40
 
 // loneSound reads the run of frames over the floor band that starts at
 // frame i: it returns -1 where the run lasts more than voiceLoneMax frames

@@ -250,8 +250,8 @@ func TestAnalyzePauseWarningFollowsPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 		pauses := 0
-		for _, c := range doc.Plan.Cuts {
-			if c.Reason == plan.ReasonSilence || c.Reason == plan.ReasonNoise {
+		for _, k := range doc.Plan.Cuts {
+			if k.Reason == plan.ReasonSilence || k.Reason == plan.ReasonNoise {
 				pauses++
 			}
 		}

@@ -157,7 +157,7 @@ func PhoneCases() []MixCase {
 
 // TypingCases returns the typing cases: every speech recording over the
 // typing bed at every ratio of MixSNRs (the bed's RMS, its keystrokes
-// included: their 10 ms levels peak 10-15 dB over it).
+// included: their 10 ms levels peak about 16 dB over it).
 func TypingCases() []MixCase { return bedCases(BedTyping, 80) }
 
 // DriftCases returns the drift cases: every speech recording over the
@@ -814,8 +814,7 @@ func static(n int, r *rand.Rand) []float32 {
 
 // typing returns n samples of the typing bed: keystrokes in words of 2 to
 // 7 keys, 100-250 ms apart, the words 150-400 ms apart, with a pause of 1-3
-// s after one word in seven, over pink noise typingFloorDb under a
-// keystroke's peak. A keystroke is a click (noise through 1.2-6 kHz,
+// s after one word in seven, over pink noise at typingFloorDb. A keystroke is a click (noise through 1.2-6 kHz,
 // decaying in 2-6 ms) over a thump (a 120-250 Hz tone decaying in 8-15 ms),
 // its level within ±4 dB of the others, and a release at 0.4 of its
 // amplitude 60-120 ms later.
@@ -854,7 +853,8 @@ func typing(n int, r *rand.Rand) []float32 {
 	return out
 }
 
-// typingFloorDb is the typing bed's room noise under a keystroke's peak.
+// typingFloorDb is the typing bed's room noise (pink noise's RMS against
+// a keystroke's amplitude of 1): about 39 dB under the bed's RMS.
 const typingFloorDb = -50.0
 
 // The drift cases' fall of level: DriftDb per driftSec, linear in dB, at
