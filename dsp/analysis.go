@@ -35,9 +35,9 @@ func (e *Envelope) Frames() int { return len(e.RMSDb) }
 type Analysis struct {
 	Input         Info     `json:"input"`
 	Loudness      Loudness `json:"loudness"`
-	NoiseFloorDb  float64  `json:"noiseFloorDb"`
-	SpeechLevelDb float64  `json:"speechLevelDb"`
-	ThresholdDb   float64  `json:"thresholdDb"` // the automatic pause threshold (PauseThreshold), the one the planner uses
+	NoiseFloorDb  float64  `json:"noiseFloorDb"`  // the background's level (BackgroundDb; FloorDb: digital silence)
+	SpeechLevelDb float64  `json:"speechLevelDb"` // the programme's (EstimateLevels)
+	ThresholdDb   float64  `json:"thresholdDb"`   // the automatic pause threshold (PauseThreshold), the one the planner uses
 	Envelope      Envelope `json:"envelope"`
 	// Warnings say what the analysis found odd, such as a file with no
 	// pause at all (WarnNoPauses).

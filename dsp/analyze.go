@@ -333,7 +333,7 @@ func (a *Analyzer) analysis(info Info) *Analysis {
 	an := &Analysis{
 		Input:         info,
 		Loudness:      l,
-		NoiseFloorDb:  lvl.NoiseFloorDb,
+		NoiseFloorDb:  BackgroundDb(a.rms, lvl),
 		SpeechLevelDb: lvl.SpeechLevelDb,
 		ThresholdDb:   thr,
 		Envelope:      env,

@@ -94,6 +94,30 @@ func EstimateLevels(rmsDb []float32) Levels {
 	return Levels{NoiseFloorDb: noise, SpeechLevelDb: speech, ThresholdDb: thr}
 }
 
+// BackgroundDb returns the background level an analysis reports for the 10
+// ms levels rmsDb whose levels are lvl (Analysis.NoiseFloorDb): the noise
+// floor, but FloorDb where the pauses are digital silence and nothing else
+// is quiet: digital silence fills noisePercentile of the frames or more,
+// and the floor of the other frames lies within minSpeechMarginDb of the
+// speech level (they are all programme, as in tone bursts between silent
+// gaps, whose "noise floor" was otherwise the tones' own level). The
+// threshold is worked out on lvl as it is.
+func BackgroundDb(rmsDb []float32, lvl Levels) float64 {
+	if lvl.SpeechLevelDb-lvl.NoiseFloorDb > minSpeechMarginDb {
+		return lvl.NoiseFloorDb
+	}
+	silent := 0
+	for _, v := range rmsDb {
+		if float64(v) <= digitalSilenceDb {
+			silent++
+		}
+	}
+	if len(rmsDb) == 0 || float64(silent) < noisePercentile*float64(len(rmsDb)) {
+		return lvl.NoiseFloorDb
+	}
+	return FloorDb
+}
+
 // The pause threshold (Analysis.ThresholdDb), the open level the planner
 // uses with the automatic threshold. It is worked out on the 10 ms powers
 // averaged over 50 ms (centred), whose 10th percentile is the floor:

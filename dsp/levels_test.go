@@ -1,6 +1,7 @@
 package dsp
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -110,6 +111,65 @@ func TestEstimateLevels(t *testing.T) {
 		if !near(got.NoiseFloorDb, want.NoiseFloorDb, 1e-9) || !near(got.SpeechLevelDb, want.SpeechLevelDb, 1e-9) || !near(got.ThresholdDb, want.ThresholdDb, 1e-9) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, want)
 		}
+	}
+}
+
+// TestBackgroundDb checks the background level an analysis reports: the
+// noise floor, but digital silence where the pauses are digitally silent
+// and every other frame is programme (tone bursts between silent gaps,
+// whose floor EstimateLevels finds at the tones' own level).
+func TestBackgroundDb(t *testing.T) {
+	rep := func(v float32, n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = v
+		}
+		return s
+	}
+	cat := func(parts ...[]float32) []float32 {
+		var out []float32
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		rms  []float32
+		want float64
+	}{
+		{"empty", nil, FloorDb},
+		{"all digital silence", rep(-120, 100), FloorDb},
+		{"tone bursts between silent gaps", cat(rep(-21, 200), rep(-120, 200), rep(-21, 200), rep(-120, 200)), FloorDb},
+		{"silent gaps of 10 %", cat(rep(-21, 900), rep(-120, 100)), FloorDb},
+		{"silent gaps under 10 %", cat(rep(-21, 901), rep(-120, 99)), -20.75},
+		{"speech over noise with a silent lead-in", cat(rep(-120, 500), rep(-60, 300), rep(-20, 700)), -59.75},
+		{"steady tone", rep(-23, 1000), -22.75},
+	}
+	for _, tc := range tests {
+		if got := BackgroundDb(tc.rms, EstimateLevels(tc.rms)); !near(got, tc.want, 1e-9) {
+			t.Errorf("%s: %.2f dB, want %.2f", tc.name, got, tc.want)
+		}
+	}
+	// The whole analysis: 440 Hz bursts of 2 s at -21 dBFS RMS with 2 s of
+	// digital silence between them report a digitally silent background;
+	// the pause threshold is EstimateLevels' as before.
+	const rate = 16000
+	x := make([]float32, 14*rate)
+	for i := range x {
+		if (i/(2*rate))%2 == 0 {
+			x[i] = float32(0.089 * math.Sqrt2 * math.Sin(2*math.Pi*440*float64(i)/rate))
+		}
+	}
+	a, err := Analyze(context.Background(), &sliceSource{Format{SampleRate: rate, Channels: 1}, x}, Info{Name: "bursts"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.NoiseFloorDb != FloorDb {
+		t.Errorf("bursts between digital silence: noise floor %.2f dB (speech %.2f dB), want %g (digital silence)", a.NoiseFloorDb, a.SpeechLevelDb, FloorDb)
+	}
+	if thr, _ := PauseThreshold(SmoothedLevels(a.Envelope.RMSDb), EstimateLevels(a.Envelope.RMSDb), false); a.ThresholdDb != thr {
+		t.Errorf("threshold %.2f dB, want EstimateLevels' pause threshold %.2f dB", a.ThresholdDb, thr)
 	}
 }
 

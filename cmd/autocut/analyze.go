@@ -143,7 +143,11 @@ func printSummary(w io.Writer, a *dsp.Analysis, p *plan.Plan, perr error, f anal
 	if l := a.Loudness.Integrated; l > -200 {
 		fmt.Fprintf(&b, ", %.1f LUFS integrated, true peak %.1f dBTP", l, a.Loudness.TruePeak)
 	}
-	fmt.Fprintf(&b, "; noise floor %.0f dB, speech %.0f dB. ", a.NoiseFloorDb, a.SpeechLevelDb)
+	if a.NoiseFloorDb <= dsp.FloorDb {
+		fmt.Fprintf(&b, "; pauses of digital silence, speech %.0f dB. ", a.SpeechLevelDb)
+	} else {
+		fmt.Fprintf(&b, "; noise floor %.0f dB, speech %.0f dB. ", a.NoiseFloorDb, a.SpeechLevelDb)
+	}
 	if p != nil {
 		how := "automatic"
 		if f.threshold != nil {

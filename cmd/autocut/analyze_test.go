@@ -188,7 +188,7 @@ func TestAnalyzeSummaryOnTerminal(t *testing.T) {
 		if st.CutsCount != 1 || st.SavedSec < 1 {
 			t.Fatalf("plan %+v, want one cut of over a second", st)
 		}
-		for _, s := range []string{"in.wav: 5.5 s, audio, ", " LUFS integrated, true peak ", "noise floor ", "speech ",
+		for _, s := range []string{"in.wav: 5.5 s, audio, ", " LUFS integrated, true peak ", "pauses of digital silence, speech ",
 			"Silence threshold -40 dB (given).",
 			fmt.Sprintf("The podcast preset makes 1 cut, saving %.1f s (%.1f%%): %.1f s remain.", st.SavedSec, st.SavedPct, st.FinalSec)} {
 			if !strings.Contains(summary, s) {
