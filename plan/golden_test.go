@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -190,6 +191,54 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%s differs from the golden file (-want +got):\n%s", name, d)
 			}
 		})
+	}
+}
+
+// TestKeepHint checks that what ErrNothingToKeep's message names keeps
+// something: the threshold it names, the minSpeechMs under the longest
+// sound, the plan without the extra cuts.
+func TestKeepHint(t *testing.T) {
+	load := func(name string) goldenInput {
+		b, err := os.ReadFile(filepath.Join("testdata", name+".in.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in goldenInput
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	tests := []struct {
+		name, says string
+		fix        func(in *goldenInput, msg string)
+	}{
+		{"threshold-over-speech", "thresholdDb ", func(in *goldenInput, msg string) {
+			var h float64
+			if _, err := fmt.Sscanf(msg[strings.Index(msg, "thresholdDb "):], "thresholdDb %g", &h); err != nil {
+				t.Fatalf("%q: %v", msg, err)
+			}
+			in.Params.ThresholdDb = &h
+		}},
+		{"min-speech-all-short", "minSpeechMs ", func(in *goldenInput, msg string) {
+			var ms float64
+			if _, err := fmt.Sscanf(msg[strings.Index(msg, "the longest lasts "):], "the longest lasts %g ms", &ms); err != nil {
+				t.Fatalf("%q: %v", msg, err)
+			}
+			in.Params.MinSpeechMs = ms
+		}},
+		{"extra-covers-all", "cuts given", func(in *goldenInput, msg string) { in.Extra = nil }},
+	}
+	for _, tc := range tests {
+		in := load(tc.name)
+		_, err := Make(in.analysis(), in.Params, in.Extra)
+		if !errors.Is(err, ErrNothingToKeep) || !strings.Contains(err.Error(), tc.says) {
+			t.Fatalf("%s: %v, want ErrNothingToKeep naming %q", tc.name, err, tc.says)
+		}
+		tc.fix(&in, err.Error())
+		if pl, err := Make(in.analysis(), in.Params, in.Extra); err != nil || len(pl.Keep) == 0 {
+			t.Errorf("%s: with what %q names: %v", tc.name, tc.says, err)
+		}
 	}
 }
 

@@ -85,21 +85,40 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 		eff.ThresholdDb = &thr
 		pl.Params = eff
 	}
+	detected := cuts
 	cuts = mergeExtra(cuts, extra, dur)
 	pl.finish(cuts, dur)
 	if len(pl.Keep) == 0 {
-		return pl, fmt.Errorf("plan: all %.3f s would be cut%s: %w", dur, keepHint(a), ErrNothingToKeep)
+		return pl, fmt.Errorf("plan: all %.3f s would be cut%s: %w", dur, mk.keepHint(a, islands, detected, p, thr), ErrNothingToKeep)
 	}
 	return pl, nil
 }
 
-// keepHint names a threshold that would keep the loud part of the input:
-// the speech level less dsp.SpeechMarginDb, when that is a threshold a
-// caller may give.
-func keepHint(a *dsp.Analysis) string {
+// keepHint says what would keep part of an input the plan cuts whole,
+// given the islands found, the cuts detected (before the extra cuts) and
+// the threshold used: where the detection alone keeps something, the cuts
+// given; where it found sounds, minSpeechMs, which they are all shorter
+// than (naming the longest); else a threshold that would keep the loud
+// part of the input (the speech level less dsp.SpeechMarginDb) where that
+// lies under the one used and a caller may give it.
+func (m *maker) keepHint(a *dsp.Analysis, islands []island, detected []Cut, p Params, thr float64) string {
+	var q Plan
+	if q.finish(detected, m.dur); len(q.Keep) > 0 {
+		return " (the cuts given cover all the detection keeps)"
+	}
+	longest := 0
+	for _, x := range islands {
+		longest = max(longest, x.he-x.hs)
+	}
+	if longest > 0 {
+		return fmt.Sprintf(" (every sound in it is shorter than minSpeechMs %g; the longest lasts %.0f ms)", p.MinSpeechMs, float64(longest)*m.fs*1000)
+	}
 	h := math.Round(a.SpeechLevelDb - dsp.SpeechMarginDb)
-	if h < MinThresholdDb || math.IsNaN(h) {
+	switch {
+	case h < MinThresholdDb || math.IsNaN(h):
 		return " (the input holds no sound over -70 dBFS)"
+	case h >= thr:
+		return fmt.Sprintf(" (no sound in it stands over the threshold, %g dBFS)", thr)
 	}
 	return fmt.Sprintf(" (thresholdDb %g would keep the speech, whose level is %.1f dBFS)", min(h, MaxThresholdDb), a.SpeechLevelDb)
 }

@@ -352,8 +352,11 @@
 // Cuts and keeps are sorted and disjoint and together cover [0, duration]
 // exactly (duration is the analysis's Input.Duration, or frames x 10 ms).
 // Stats.SavedPct is in percent, rounded to 0.001. A plan with nothing to
-// keep is returned together with ErrNothingToKeep, whose message names a
-// threshold that would keep the speech (speech level - 24 dB).
+// keep is returned together with ErrNothingToKeep, whose message says what
+// would keep something: the extra cuts, where the detection alone keeps
+// part of the input; minSpeechMs, where every sound found is shorter
+// (naming the longest); else a threshold that would keep the speech
+// (speech level - 24 dB) where that lies under the one used.
 //
 // The golden files in testdata/ (one .in.json and .golden.json per rule
 // and edge case) are the executable form of this specification.
