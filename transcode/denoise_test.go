@@ -2,6 +2,7 @@ package transcode
 
 import (
 	"context"
+	"io"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -116,4 +117,43 @@ func dur(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b[:len(b)-1])
+}
+
+// TestNoiseRangesDigitalSilence checks where the noise profile is taken
+// when the plan cuts no silence: a tone between gaps of digital silence
+// has no noise to profile (its background is digital silence), so no
+// frame is taken, where the tone's own frames were taken for noise while
+// the analysis reported the tone's level as its noise floor.
+func TestNoiseRangesDigitalSilence(t *testing.T) {
+	const rate = 16000
+	x := make([]float32, 6*rate)
+	for i := range x {
+		if (i/rate)%2 == 0 {
+			x[i] = float32(0.1 * math.Sin(2*math.Pi*440*float64(i)/rate))
+		}
+	}
+	a, err := dsp.Analyze(context.Background(), &samples{dsp.Format{SampleRate: rate, Channels: 1}, x}, dsp.Info{Name: "tone"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := noiseRanges(a, nil); len(r) != 0 {
+		t.Errorf("noise profile taken from %d ranges (first %+v) of a tone between digital silence (noise floor %.2f dB, speech %.2f dB)", len(r), r[0], a.NoiseFloorDb, a.SpeechLevelDb)
+	}
+}
+
+// samples is a dsp.Source over samples in memory.
+type samples struct {
+	f dsp.Format
+	x []float32
+}
+
+func (s *samples) Format() dsp.Format { return s.f }
+
+func (s *samples) Read(p []float32) (int, error) {
+	if len(s.x) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.x)
+	s.x = s.x[n:]
+	return n, nil
 }
