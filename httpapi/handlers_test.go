@@ -156,6 +156,8 @@ func TestErrorStatuses(t *testing.T) {
 		{"416 range outside the file", nil, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", map[string]string{"Range": "bytes=999999-"}, 416, "range_not_satisfiable"},
 		{"405 method", nil, "PUT", "/api/v1/jobs/" + id, proKey, "", nil, 405, "method_not_allowed"},
 		{"409 patch while processing", map[string]error{"Update": fmt.Errorf("%w: busy", apiv1.ErrProcessing)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 409, "processing"},
+		{"409 download before the render", map[string]error{"OpenOutput": fmt.Errorf("%w: rendering", apiv1.ErrProcessing)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 409, "processing"},
+		{"409 download of a job not rendered", map[string]error{"OpenOutput": fmt.Errorf("%w: autoExport false", apiv1.ErrNotRendered)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 409, "not_rendered"},
 		{"409 timeline before plan", map[string]error{"TimelineSource": apiv1.ErrProcessing}, "GET", "/api/v1/jobs/" + id + "/timelines/csv", proKey, "", nil, 409, "processing"},
 		{"413 declared length", nil, "POST", "/api/v1/jobs", proKey, strings.Repeat("x", 1001), nil, 413, "file_too_large"},
 		{"413 from service", map[string]error{"Create": apiv1.ErrFileTooLarge}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 413, "file_too_large"},

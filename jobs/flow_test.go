@@ -341,3 +341,53 @@ func crash(t *testing.T, m *Manager) {
 	_ = m.q.StopAndCancel(ctx)
 	_ = m.bucket.Close()
 }
+
+// TestFlowOpenOutputWithoutFile checks the answers of a download that
+// has no rendered file: a job still working is busy (processing), a job
+// that finished without one (autoExport false, failed) is not_rendered,
+// and only an unknown job is not_found.
+func TestFlowOpenOutputWithoutFile(t *testing.T) {
+	eng := &gateEngine{analyzeGate: make(chan struct{})}
+	m := testManager(t, t.TempDir(), eng, nil)
+	ctx := context.Background()
+	create := func(media string, autoExport bool) string {
+		t.Helper()
+		j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav", Options: apiv1.Options{AutoExport: ptr(autoExport)}}, strings.NewReader(media))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.ID
+	}
+	busy := create("RIFF 3", true)
+	if _, err := m.OpenOutput(ctx, "o", busy); !errors.Is(err, apiv1.ErrProcessing) {
+		t.Fatalf("OpenOutput while analysing: %v, want apiv1.ErrProcessing", err)
+	}
+	close(eng.analyzeGate)
+	noExport := create("RIFF 3", false)
+	failed := create("RIFF nope", true)
+	waitJob(t, m, "o", noExport, 10*time.Second, isStatus(apiv1.StatusDone))
+	waitJob(t, m, "o", failed, 10*time.Second, isStatus(apiv1.StatusFailed))
+	waitJob(t, m, "o", busy, 10*time.Second, isStatus(apiv1.StatusDone))
+	for _, c := range []struct {
+		name, owner, id string
+		want            error
+	}{
+		{"autoExport false", "o", noExport, apiv1.ErrNotRendered},
+		{"failed", "o", failed, apiv1.ErrNotRendered},
+		{"unknown", "o", "job_nope", apiv1.ErrNotFound},
+		{"other owner", "o2", noExport, apiv1.ErrNotFound},
+	} {
+		_, err := m.OpenOutput(ctx, c.owner, c.id)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: OpenOutput = %v, want %v", c.name, err, c.want)
+		}
+		if c.want == apiv1.ErrNotRendered && strings.Contains(ClientMessage(err), "not found") {
+			t.Errorf("%s: message %q says not found", c.name, ClientMessage(err))
+		}
+	}
+	if d, err := m.OpenOutput(ctx, "o", busy); err != nil {
+		t.Errorf("OpenOutput of the rendered job: %v", err)
+	} else {
+		d.Close()
+	}
+}

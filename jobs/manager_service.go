@@ -468,7 +468,13 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, 
 		if rec.OutputExpired {
 			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", apiv1.ErrOutputExpired, id)
 		}
-		return nil, fmt.Errorf("%w: job %s has no rendered file (status %s)", apiv1.ErrNotFound, id, rec.Status)
+		if rec.Status.Busy() {
+			return nil, fmt.Errorf("%w: job %s is %s; its rendered file is not ready yet", apiv1.ErrProcessing, id, rec.Status)
+		}
+		if rec.Status == apiv1.StatusFailed {
+			return nil, fmt.Errorf("%w: job %s failed; it has no rendered file (see its error; PATCH action export retries)", apiv1.ErrNotRendered, id)
+		}
+		return nil, fmt.Errorf("%w: job %s has no rendered file (it was created with autoExport false): render it with PATCH action export", apiv1.ErrNotRendered, id)
 	}
 	r, err := m.bucket.NewReader(ctx, rec.OutputKey, nil)
 	if err != nil {
