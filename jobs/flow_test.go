@@ -391,3 +391,30 @@ func TestFlowOpenOutputWithoutFile(t *testing.T) {
 		d.Close()
 	}
 }
+
+// TestFlowInputTypeAtCreation checks input.type right after creation: known
+// for audio-only containers and audio MP4 brands, "" for a container that
+// may hold video until the analysis says.
+func TestFlowInputTypeAtCreation(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{analyzeGate: make(chan struct{})}, nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, head, want string
+	}{
+		{"wav", "RIFF 3", "audio"},
+		{"mp3", "ID3\x04\x00\x00\x00\x00\x00\x00", "audio"},
+		{"m4a", "\x00\x00\x00\x20ftypM4A \x00\x00\x02\x00", "audio"},
+		{"mp4", "\x00\x00\x00\x20ftypisom\x00\x00\x02\x00", ""},
+		{"matroska", "\x1a\x45\xdf\xa3\x00\x00", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a." + tc.name}, strings.NewReader(tc.head+strings.Repeat("\x00", 64)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.Input.Type != tc.want {
+				t.Errorf("input.type %q, want %q", j.Input.Type, tc.want)
+			}
+		})
+	}
+}
