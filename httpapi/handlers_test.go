@@ -369,7 +369,7 @@ func TestJobView(t *testing.T) {
 	want := map[string]any{
 		"id": id, "status": "analyzing", "progress": 0.0, "output": nil,
 		// timelines is an object from the start (its URLs answer 409 until the plan).
-		"timelines": map[string]any{"fcpxml": tl + "fcpxml", "premiere": tl + "premiere", "edl": tl + "edl", "otio": tl + "otio", "csv": tl + "csv"},
+		"timelines":  map[string]any{"fcpxml": tl + "fcpxml", "premiere": tl + "premiere", "edl": tl + "edl", "otio": tl + "otio", "csv": tl + "csv"},
 		"input":      map[string]any{"name": "passwd.wav", "type": "", "duration": nil},
 		"params":     map[string]any{"thresholdDb": nil, "minSilenceSec": 0.5, "keepSilenceMs": 200.0, "minSpeechMs": 100.0},
 		"export":     map[string]any{"format": "mp3", "normalize": "none", "denoise": false, "rumble": false, "cutFillers": false},
