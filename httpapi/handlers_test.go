@@ -200,6 +200,12 @@ func TestErrorStatuses(t *testing.T) {
 			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q", ct)
 			}
+			if wa := resp.Header.Get("WWW-Authenticate"); (resp.StatusCode == 401) != strings.HasPrefix(wa, "Bearer ") {
+				t.Errorf("status %d with WWW-Authenticate %q (a 401 needs a Bearer challenge)", resp.StatusCode, wa)
+			}
+			if resp.StatusCode == 401 && (tc.key == "" && tc.hdr == nil) == strings.Contains(resp.Header.Get("WWW-Authenticate"), "invalid_token") {
+				t.Errorf("WWW-Authenticate %q: invalid_token is for a key that was sent", resp.Header.Get("WWW-Authenticate"))
+			}
 			if resp.StatusCode == 500 && strings.Contains(got.Error, "secret") {
 				t.Errorf("internal error text leaked: %q", got.Error)
 			}

@@ -173,6 +173,9 @@ func newServer(cfg Config) (*server, http.Handler) {
 			if authed {
 				id, err := s.authenticate(req)
 				if err != nil {
+					if errors.Is(err, apiv1.ErrUnauthorized) {
+						w.Header().Set("WWW-Authenticate", bearerChallenge(req))
+					}
 					writeError(w, err)
 					return
 				}
@@ -234,6 +237,16 @@ func (s *server) authenticate(r *http.Request) (Identity, error) {
 		return Identity{}, fmt.Errorf("%w: the API needs the Pro plan", apiv1.ErrProPlanRequired)
 	}
 	return id, nil
+}
+
+// bearerChallenge is the WWW-Authenticate of a 401 (RFC 9110 11.6.1, RFC
+// 6750 3): the Bearer scheme, with error="invalid_token" when the request
+// sent credentials that did not pass.
+func bearerChallenge(r *http.Request) string {
+	if r.Header.Get("Authorization") == "" {
+		return `Bearer realm="autocut"`
+	}
+	return `Bearer realm="autocut", error="invalid_token"`
 }
 
 // respWriter records the status and size of a response for logs and
