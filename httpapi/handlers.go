@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -22,6 +24,10 @@ import (
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
 )
+
+// errEmptyBody answers an upload without a byte (Content-Length: 0 or an
+// empty chunked body).
+var errEmptyBody = fmt.Errorf("%w: empty body: send the file as the body, or JSON with a url", apiv1.ErrBadRequest)
 
 // maxJSONBody limits JSON request bodies (Form A) and X-Options.
 const maxJSONBody = 64 << 10
@@ -71,7 +77,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return
 		}
 		if r.ContentLength == 0 {
-			writeError(w, fmt.Errorf("%w: empty body: send the file as the body, or JSON with a url", apiv1.ErrBadRequest))
+			writeError(w, errEmptyBody)
 			return
 		}
 		var o apiv1.Options
@@ -86,7 +92,17 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return
 		}
 		req.Name, req.Options = sanitizeName(r.Header.Get("X-Filename")), o
-		media = &limitedBody{r: newUploadBody(w, r, s.cfg.UploadIdleTimeout), left: s.cfg.MaxUploadBytes}
+		// A body of unknown length (chunked) may be empty too: it gets the
+		// answer of Content-Length: 0.
+		body := bufio.NewReaderSize(&limitedBody{r: newUploadBody(w, r, s.cfg.UploadIdleTimeout), left: s.cfg.MaxUploadBytes}, 16)
+		if _, err := body.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errEmptyBody
+			}
+			s.createFailed(w, r, err)
+			return
+		}
+		media = body
 	}
 	j, err := s.cfg.Service.Create(r.Context(), req, media)
 	if err != nil {

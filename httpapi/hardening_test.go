@@ -208,6 +208,35 @@ func TestEarlyAnswersClose(t *testing.T) {
 	}
 }
 
+// TestEmptyUpload checks that an upload without a byte gets one answer,
+// whether it says Content-Length: 0 or sends an empty chunked body.
+func TestEmptyUpload(t *testing.T) {
+	e := newTestEnv(t, nil)
+	addr := strings.TrimPrefix(e.srv.URL, "http://")
+	var answers []string
+	for _, framing := range []string{"Content-Length: 0\r\n\r\n", "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+proKey+"\r\nX-Filename: a.wav\r\n"+framing)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		c.Close()
+		answers = append(answers, fmt.Sprintf("%d %s", resp.StatusCode, b))
+	}
+	if answers[0] != answers[1] || !strings.HasPrefix(answers[0], "400 ") || !strings.Contains(answers[0], `"code":"bad_request"`) {
+		t.Errorf("Content-Length 0: %s\nempty chunked: %s\nwant the same 400 bad_request", answers[0], answers[1])
+	}
+	if e.fake.lastReq.Name != "" {
+		t.Errorf("the service was asked to create %q", e.fake.lastReq.Name)
+	}
+}
+
 // FuzzDecodeJSON holds the JSON body decoder to its contract for any
 // input: no panic; nil or an error whose code is bad_request or
 // body_too_large; a message without Go type names.
