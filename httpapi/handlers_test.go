@@ -319,6 +319,10 @@ func TestUploadLimit(t *testing.T) {
 	if resp.StatusCode != 413 || decodeErr(t, b).Code != "file_too_large" {
 		t.Fatalf("streamed: %d %s", resp.StatusCode, b)
 	}
+	// (the service's "store input: " context is not shown)
+	if msg := decodeErr(t, b).Error; msg != "file too large: the input exceeds the limit" {
+		t.Errorf("streamed: message %q", msg)
+	}
 	if e.fake.read > 1<<20 {
 		t.Errorf("service read %d bytes, more than the limit", e.fake.read)
 	}
