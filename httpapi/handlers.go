@@ -245,7 +245,8 @@ func serveDownload(w http.ResponseWriter, r *http.Request, id string, d *jobs.Do
 
 // contentErrorWriter answers the errors http.ServeContent writes with
 // http.Error (text/plain: 416 for a range outside the file, 500 when the
-// file cannot seek) as JSON error bodies; every other answer passes.
+// file cannot seek) as JSON error bodies without Content-Disposition;
+// every other answer passes.
 type contentErrorWriter struct {
 	http.ResponseWriter
 	swallow bool // the text body of an error answered as JSON
@@ -257,6 +258,8 @@ func (w *contentErrorWriter) WriteHeader(code int) {
 		return
 	}
 	w.swallow = true
+	// The JSON error is no attachment: the file's name goes with the file.
+	w.Header().Del("Content-Disposition")
 	err := fmt.Errorf("serve content: status %d", code) // internal
 	if code == http.StatusRequestedRangeNotSatisfiable {
 		err = fmt.Errorf("%w: the Range header is outside the file (see Content-Range for its size)", apiv1.ErrRangeNotSatisfiable)

@@ -200,6 +200,9 @@ func TestErrorStatuses(t *testing.T) {
 			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q", ct)
 			}
+			if cd := resp.Header.Get("Content-Disposition"); cd != "" {
+				t.Errorf("an error answer with Content-Disposition %q", cd)
+			}
 			if wa := resp.Header.Get("WWW-Authenticate"); (resp.StatusCode == 401) != strings.HasPrefix(wa, "Bearer ") {
 				t.Errorf("status %d with WWW-Authenticate %q (a 401 needs a Bearer challenge)", resp.StatusCode, wa)
 			}
