@@ -259,6 +259,11 @@ func TestOptionsErrors(t *testing.T) {
 		{"list for an object", `{"export":[1]}`, "bad_request", "field export must be an object, not a list"},
 		{"not an object", `[1]`, "bad_request", "must be a JSON object, not a list"},
 		{"cut short", `{"preset":"podcast"`, "bad_request", "ends too early"},
+		{"field name in capitals", `{"PRESET":"youtube"}`, "bad_request", `unknown field "PRESET"`},
+		{"nested field name case", `{"params":{"ThresholdDb":-30}}`, "bad_request", `unknown field "params.ThresholdDb"`},
+		{"repeated field", `{"preset":"podcast","preset":"youtube"}`, "bad_request", `field "preset" appears twice`},
+		{"repeated nested field", `{"export":{"format":"mp3","format":"wav"}}`, "bad_request", `field "export.format" appears twice`},
+		{"same field in two cases", `{"autoExport":false,"AutoExport":true}`, "bad_request", `"AutoExport"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -285,6 +290,40 @@ func TestOptionsErrors(t *testing.T) {
 				if leak := goTypeName.FindString(got.Error); leak != "" {
 					t.Errorf("Form A: message shows the Go name %q: %s", leak, got.Error)
 				}
+			}
+		})
+	}
+}
+
+// TestDecodeJSONNames checks the exact-name and no-repeat rules on the
+// other bodies: the PATCH body with its cut list, and Form A's url next to
+// the embedded options.
+func TestDecodeJSONNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		dst        any
+		wantInMsg  string // "" = accepted
+	}{
+		{"patch", `{"params":{"minSilenceSec":1},"cuts":[{"start":1,"end":2}],"action":"export"}`, &apiv1.Patch{}, ""},
+		{"patch cut field case", `{"cuts":[{"start":1,"end":2},{"Start":3,"end":4}]}`, &apiv1.Patch{}, `unknown field "cuts[1].Start"`},
+		{"patch repeated cut field", `{"cuts":[{"start":1,"end":2,"end":3}]}`, &apiv1.Patch{}, `field "cuts[0].end" appears twice`},
+		{"patch repeated action", `{"action":"export","action":"transcribe"}`, &apiv1.Patch{}, `field "action" appears twice`},
+		{"form A", `{"url":"http://example.com/a.wav","preset":"cours","export":{"denoise":true}}`, &apiv1.CreateFromURL{}, ""},
+		{"form A url case", `{"URL":"http://example.com/a.wav"}`, &apiv1.CreateFromURL{}, `unknown field "URL"`},
+		{"escaped key is its name", `{"pre\u0073et":"cours"}`, &apiv1.Options{}, ""},
+		{"Kelvin sign folds in encoding/json", `{"params":{"\u212AeepSilenceMs":100}}`, &apiv1.Options{}, `case-sensitive: "params.keepSilenceMs"`},
+		{"long s folds in encoding/json", "{\"pre\u017Fet\":\"cours\"}", &apiv1.Options{}, "unknown field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := decodeJSON(strings.NewReader(tc.body), maxPatchBody, tc.dst, "body")
+			if tc.wantInMsg == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, apiv1.ErrBadRequest) || !strings.Contains(err.Error(), tc.wantInMsg) {
+				t.Fatalf("got %v, want bad_request mentioning %s", err, tc.wantInMsg)
 			}
 		})
 	}
