@@ -116,8 +116,9 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 		return nil
 	case errors.Is(err, errTranscriptionBusy):
 		// Back in the queue without counting an attempt; the worker slot
-		// is free meanwhile.
-		return river.JobSnooze(m.cfg.PollInterval)
+		// is free meanwhile. (Each try writes the record a few times: not
+		// more often than once a second; a transcription takes minutes.)
+		return river.JobSnooze(max(m.cfg.PollInterval, time.Second))
 	}
 	var jf *jobFailure
 	if !errors.As(err, &jf) {
