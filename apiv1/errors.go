@@ -22,6 +22,7 @@ const (
 	CodeMethodNotAllowed         ErrorCode = "method_not_allowed"
 	CodeRangeNotSatisfiable      ErrorCode = "range_not_satisfiable"
 	CodeProcessing               ErrorCode = "processing"
+	CodeNotRendered              ErrorCode = "not_rendered"
 	CodeFileTooLarge             ErrorCode = "file_too_large"
 	CodeBodyTooLarge             ErrorCode = "body_too_large"
 	CodeHeadersTooLarge          ErrorCode = "headers_too_large"
@@ -70,6 +71,9 @@ var codeTable = [...]struct {
 	// A Range header outside the downloaded file.
 	{CodeRangeNotSatisfiable, http.StatusRequestedRangeNotSatisfiable, InResponse},
 	{CodeProcessing, http.StatusConflict, InResponse},
+	// A download of a finished job that has no rendered file (autoExport
+	// false, or a failed job): a PATCH with action export makes one.
+	{CodeNotRendered, http.StatusConflict, InResponse},
 	{CodeFileTooLarge, http.StatusRequestEntityTooLarge, InResponse},
 	// A JSON request body (Form A, PATCH) over its limit.
 	{CodeBodyTooLarge, http.StatusRequestEntityTooLarge, InResponse},
@@ -160,6 +164,7 @@ var (
 	ErrMethodNotAllowed    = NewError(CodeMethodNotAllowed, "method not allowed")
 	ErrRangeNotSatisfiable = NewError(CodeRangeNotSatisfiable, "range not satisfiable")
 	ErrProcessing          = NewError(CodeProcessing, "job is being processed")
+	ErrNotRendered         = NewError(CodeNotRendered, "job has no rendered file")
 	ErrFileTooLarge        = NewError(CodeFileTooLarge, "file too large")
 	ErrBodyTooLarge        = NewError(CodeBodyTooLarge, "request body too large")
 	ErrHeadersTooLarge     = NewError(CodeHeadersTooLarge, "request headers too large")

@@ -1,6 +1,9 @@
 package apiv1
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Status is a job's state.
 type Status string
@@ -121,7 +124,7 @@ type Export struct {
 // Input describes a job's input.
 type Input struct {
 	Name     string   `json:"name"`
-	Type     string   `json:"type"` // "audio" or "video"; "" until known
+	Type     string   `json:"type"` // "audio" or "video"; "" until the analysis for containers that may hold video
 	Duration *float64 `json:"duration"`
 }
 
@@ -167,6 +170,19 @@ type Plan struct {
 	Params       Params  `json:"params"` // the params the plan used, threshold filled in
 }
 
+// MarshalJSON writes the plan with cuts and keep as arrays, [] when empty
+// (never null).
+func (p Plan) MarshalJSON() ([]byte, error) {
+	type plain Plan // without the method
+	if p.Cuts == nil {
+		p.Cuts = []Cut{}
+	}
+	if p.Keep == nil {
+		p.Keep = []Range{}
+	}
+	return json.Marshal(plain(p))
+}
+
 // Word is a recognised word with its time in the original, in seconds.
 type Word struct {
 	Word       string  `json:"word"`
@@ -193,6 +209,19 @@ type Transcript struct {
 	Fillers  []Filler `json:"fillers"`
 }
 
+// MarshalJSON writes the transcript with words and fillers as arrays, []
+// while there are none (a pending transcript too), never null.
+func (t Transcript) MarshalJSON() ([]byte, error) {
+	type plain Transcript // without the method
+	if t.Words == nil {
+		t.Words = []Word{}
+	}
+	if t.Fillers == nil {
+		t.Fillers = []Filler{}
+	}
+	return json.Marshal(plain(t))
+}
+
 // Timelines are the addresses of a job's timeline exports, one per kind.
 type Timelines struct {
 	FCPXML   string `json:"fcpxml"`
@@ -209,8 +238,10 @@ type JobError struct {
 }
 
 // Job is a job as the API shows it. Output is null until a rendered file
-// exists (and again after its retention period); Plan and Timelines appear
-// once analysis has run; Transcript when transcription was asked.
+// exists (and again after its retention period); Plan appears once
+// analysis has run, Transcript when transcription was asked. Timelines
+// holds the timeline addresses from creation on; they answer 409 until
+// the plan exists.
 type Job struct {
 	ID         string      `json:"id"`
 	Status     Status      `json:"status"`

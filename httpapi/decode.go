@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,13 +54,18 @@ func decodeBody(r *http.Request, limit int64, v any) error {
 	return decodeJSON(r.Body, limit, v, "body")
 }
 
-// decodeJSON decodes one JSON object of at most limit bytes strictly
-// (unknown fields refused). Its errors are apiv1.ErrBadRequest or
-// apiv1.ErrBodyTooLarge with a message for people that names the
-// offending field by its JSON path and the expected kind of value in plain
-// words (never a Go type).
+// decodeJSON decodes one JSON object of at most limit bytes strictly:
+// field names match exactly (encoding/json alone would take "PRESET" for
+// "preset"), unknown and repeated fields are refused. Its errors are
+// apiv1.ErrBadRequest or apiv1.ErrBodyTooLarge with a message for people
+// that names the offending field by its JSON path and the expected kind of
+// value in plain words (never a Go type).
 func decodeJSON(r io.Reader, limit int64, v any, what string) error {
-	d := json.NewDecoder(&limitReader{r: r, n: limit})
+	b, err := io.ReadAll(&limitReader{r: r, n: limit})
+	if err != nil {
+		return decodeError(err, limit, what)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
 		return decodeError(err, limit, what)
@@ -67,7 +73,119 @@ func decodeJSON(r io.Reader, limit int64, v any, what string) error {
 	if d.More() {
 		return fmt.Errorf("%w: %s: trailing data after the JSON object", apiv1.ErrBadRequest, what)
 	}
+	// The value decoded, so it is valid JSON: a second pass over its tokens
+	// checks the names against the struct tags.
+	if msg := checkNames(json.NewDecoder(bytes.NewReader(b)), reflect.TypeOf(v), ""); msg != "" {
+		return fmt.Errorf("%w: %s: %s", apiv1.ErrBadRequest, what, msg)
+	}
 	return nil
+}
+
+// checkNames reads one JSON value from d and returns what is wrong with its
+// object keys for type t ("" when nothing): a key that is not the exact
+// JSON name of a field of the struct it fills, or a key repeated in one
+// object. path is the value's JSON path, for the message.
+func checkNames(d *json.Decoder, t reflect.Type, path string) string {
+	tok, err := d.Token()
+	if err != nil {
+		return "" // (not reached: the value decoded)
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch tok {
+	case json.Delim('{'):
+		var fields map[string]reflect.Type
+		if t != nil && t.Kind() == reflect.Struct {
+			fields = jsonFields(t, nil)
+		}
+		seen := make(map[string]bool)
+		for d.More() {
+			kt, err := d.Token()
+			if err != nil {
+				return ""
+			}
+			key, _ := kt.(string)
+			name := joinPath(path, key)
+			if seen[key] {
+				return fmt.Sprintf("field %q appears twice", name)
+			}
+			seen[key] = true
+			var ft reflect.Type
+			switch {
+			case fields != nil:
+				f, ok := fields[key]
+				if !ok {
+					for k := range fields {
+						if strings.EqualFold(k, key) {
+							return fmt.Sprintf("unknown field %q (field names are case-sensitive: %q)", name, joinPath(path, k))
+						}
+					}
+					return fmt.Sprintf("unknown field %q", name)
+				}
+				ft = f
+			case t != nil && t.Kind() == reflect.Map:
+				ft = t.Elem()
+			}
+			if msg := checkNames(d, ft, name); msg != "" {
+				return msg
+			}
+		}
+		_, _ = d.Token() // '}'
+	case json.Delim('['):
+		var et reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			et = t.Elem()
+		}
+		for i := 0; d.More(); i++ {
+			if msg := checkNames(d, et, fmt.Sprintf("%s[%d]", path, i)); msg != "" {
+				return msg
+			}
+		}
+		_, _ = d.Token() // ']'
+	}
+	return ""
+}
+
+// jsonFields adds to m (nil: a new map) the JSON names of struct type t's
+// fields and their types, with the fields of untagged embedded structs, as
+// encoding/json sees them.
+func jsonFields(t reflect.Type, m map[string]reflect.Type) map[string]reflect.Type {
+	if m == nil {
+		m = make(map[string]reflect.Type)
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			jsonFields(ft, m)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	return m
+}
+
+// joinPath appends a key to a JSON path.
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 // decodeError words a json.Decoder error for clients.

@@ -303,7 +303,7 @@ func TestManagerEndToEnd(t *testing.T) {
 		if v.Status != apiv1.StatusDone || v.Output != nil || v.Plan == nil || v.Timelines == nil {
 			t.Fatalf("autoExport false: %+v", v)
 		}
-		if resp, b := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download", proKey, nil, nil); resp.StatusCode != 404 || decodeErr(t, b).Code != "not_found" {
+		if resp, b := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download", proKey, nil, nil); resp.StatusCode != 409 || decodeErr(t, b).Code != "not_rendered" {
 			t.Errorf("download without output: %d %s", resp.StatusCode, b)
 		}
 		resp, b = e.call(t, "PATCH", "/api/v1/jobs/"+v.ID, proKey, strings.NewReader(`{"params":{"thresholdDb":-50},"export":{"format":"wav"},"action":"export"}`), nil)

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -22,6 +24,10 @@ import (
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
 )
+
+// errEmptyBody answers an upload without a byte (Content-Length: 0 or an
+// empty chunked body).
+var errEmptyBody = fmt.Errorf("%w: empty body: send the file as the body, or JSON with a url", apiv1.ErrBadRequest)
 
 // maxJSONBody limits JSON request bodies (Form A) and X-Options.
 const maxJSONBody = 64 << 10
@@ -71,7 +77,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return
 		}
 		if r.ContentLength == 0 {
-			writeError(w, fmt.Errorf("%w: empty body: send the file as the body, or JSON with a url", apiv1.ErrBadRequest))
+			writeError(w, errEmptyBody)
 			return
 		}
 		var o apiv1.Options
@@ -86,7 +92,17 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return
 		}
 		req.Name, req.Options = sanitizeName(r.Header.Get("X-Filename")), o
-		media = &limitedBody{r: newUploadBody(w, r, s.cfg.UploadIdleTimeout), left: s.cfg.MaxUploadBytes}
+		// A body of unknown length (chunked) may be empty too: it gets the
+		// answer of Content-Length: 0.
+		body := bufio.NewReaderSize(&limitedBody{r: newUploadBody(w, r, s.cfg.UploadIdleTimeout), left: s.cfg.MaxUploadBytes}, 16)
+		if _, err := body.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errEmptyBody
+			}
+			s.createFailed(w, r, err)
+			return
+		}
+		media = body
 	}
 	j, err := s.cfg.Service.Create(r.Context(), req, media)
 	if err != nil {
@@ -229,7 +245,8 @@ func serveDownload(w http.ResponseWriter, r *http.Request, id string, d *jobs.Do
 
 // contentErrorWriter answers the errors http.ServeContent writes with
 // http.Error (text/plain: 416 for a range outside the file, 500 when the
-// file cannot seek) as JSON error bodies; every other answer passes.
+// file cannot seek) as JSON error bodies without Content-Disposition;
+// every other answer passes.
 type contentErrorWriter struct {
 	http.ResponseWriter
 	swallow bool // the text body of an error answered as JSON
@@ -241,6 +258,8 @@ func (w *contentErrorWriter) WriteHeader(code int) {
 		return
 	}
 	w.swallow = true
+	// The JSON error is no attachment: the file's name goes with the file.
+	w.Header().Del("Content-Disposition")
 	err := fmt.Errorf("serve content: status %d", code) // internal
 	if code == http.StatusRequestedRangeNotSatisfiable {
 		err = fmt.Errorf("%w: the Range header is outside the file (see Content-Range for its size)", apiv1.ErrRangeNotSatisfiable)

@@ -156,6 +156,8 @@ func TestErrorStatuses(t *testing.T) {
 		{"416 range outside the file", nil, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", map[string]string{"Range": "bytes=999999-"}, 416, "range_not_satisfiable"},
 		{"405 method", nil, "PUT", "/api/v1/jobs/" + id, proKey, "", nil, 405, "method_not_allowed"},
 		{"409 patch while processing", map[string]error{"Update": fmt.Errorf("%w: busy", apiv1.ErrProcessing)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 409, "processing"},
+		{"409 download before the render", map[string]error{"OpenOutput": fmt.Errorf("%w: rendering", apiv1.ErrProcessing)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 409, "processing"},
+		{"409 download of a job not rendered", map[string]error{"OpenOutput": fmt.Errorf("%w: autoExport false", apiv1.ErrNotRendered)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 409, "not_rendered"},
 		{"409 timeline before plan", map[string]error{"TimelineSource": apiv1.ErrProcessing}, "GET", "/api/v1/jobs/" + id + "/timelines/csv", proKey, "", nil, 409, "processing"},
 		{"413 declared length", nil, "POST", "/api/v1/jobs", proKey, strings.Repeat("x", 1001), nil, 413, "file_too_large"},
 		{"413 from service", map[string]error{"Create": apiv1.ErrFileTooLarge}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 413, "file_too_large"},
@@ -197,6 +199,15 @@ func TestErrorStatuses(t *testing.T) {
 			}
 			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q", ct)
+			}
+			if cd := resp.Header.Get("Content-Disposition"); cd != "" {
+				t.Errorf("an error answer with Content-Disposition %q", cd)
+			}
+			if wa := resp.Header.Get("WWW-Authenticate"); (resp.StatusCode == 401) != strings.HasPrefix(wa, "Bearer ") {
+				t.Errorf("status %d with WWW-Authenticate %q (a 401 needs a Bearer challenge)", resp.StatusCode, wa)
+			}
+			if resp.StatusCode == 401 && (tc.key == "" && tc.hdr == nil) == strings.Contains(resp.Header.Get("WWW-Authenticate"), "invalid_token") {
+				t.Errorf("WWW-Authenticate %q: invalid_token is for a key that was sent", resp.Header.Get("WWW-Authenticate"))
 			}
 			if resp.StatusCode == 500 && strings.Contains(got.Error, "secret") {
 				t.Errorf("internal error text leaked: %q", got.Error)
@@ -248,6 +259,11 @@ func TestOptionsErrors(t *testing.T) {
 		{"list for an object", `{"export":[1]}`, "bad_request", "field export must be an object, not a list"},
 		{"not an object", `[1]`, "bad_request", "must be a JSON object, not a list"},
 		{"cut short", `{"preset":"podcast"`, "bad_request", "ends too early"},
+		{"field name in capitals", `{"PRESET":"youtube"}`, "bad_request", `unknown field "PRESET"`},
+		{"nested field name case", `{"params":{"ThresholdDb":-30}}`, "bad_request", `unknown field "params.ThresholdDb"`},
+		{"repeated field", `{"preset":"podcast","preset":"youtube"}`, "bad_request", `field "preset" appears twice`},
+		{"repeated nested field", `{"export":{"format":"mp3","format":"wav"}}`, "bad_request", `field "export.format" appears twice`},
+		{"same field in two cases", `{"autoExport":false,"AutoExport":true}`, "bad_request", `"AutoExport"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,6 +290,40 @@ func TestOptionsErrors(t *testing.T) {
 				if leak := goTypeName.FindString(got.Error); leak != "" {
 					t.Errorf("Form A: message shows the Go name %q: %s", leak, got.Error)
 				}
+			}
+		})
+	}
+}
+
+// TestDecodeJSONNames checks the exact-name and no-repeat rules on the
+// other bodies: the PATCH body with its cut list, and Form A's url next to
+// the embedded options.
+func TestDecodeJSONNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		dst        any
+		wantInMsg  string // "" = accepted
+	}{
+		{"patch", `{"params":{"minSilenceSec":1},"cuts":[{"start":1,"end":2}],"action":"export"}`, &apiv1.Patch{}, ""},
+		{"patch cut field case", `{"cuts":[{"start":1,"end":2},{"Start":3,"end":4}]}`, &apiv1.Patch{}, `unknown field "cuts[1].Start"`},
+		{"patch repeated cut field", `{"cuts":[{"start":1,"end":2,"end":3}]}`, &apiv1.Patch{}, `field "cuts[0].end" appears twice`},
+		{"patch repeated action", `{"action":"export","action":"transcribe"}`, &apiv1.Patch{}, `field "action" appears twice`},
+		{"form A", `{"url":"http://example.com/a.wav","preset":"cours","export":{"denoise":true}}`, &apiv1.CreateFromURL{}, ""},
+		{"form A url case", `{"URL":"http://example.com/a.wav"}`, &apiv1.CreateFromURL{}, `unknown field "URL"`},
+		{"escaped key is its name", `{"pre\u0073et":"cours"}`, &apiv1.Options{}, ""},
+		{"Kelvin sign folds in encoding/json", `{"params":{"\u212AeepSilenceMs":100}}`, &apiv1.Options{}, `case-sensitive: "params.keepSilenceMs"`},
+		{"long s folds in encoding/json", "{\"pre\u017Fet\":\"cours\"}", &apiv1.Options{}, "unknown field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := decodeJSON(strings.NewReader(tc.body), maxPatchBody, tc.dst, "body")
+			if tc.wantInMsg == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, apiv1.ErrBadRequest) || !strings.Contains(err.Error(), tc.wantInMsg) {
+				t.Fatalf("got %v, want bad_request mentioning %s", err, tc.wantInMsg)
 			}
 		})
 	}
@@ -310,6 +360,10 @@ func TestUploadLimit(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 413 || decodeErr(t, b).Code != "file_too_large" {
 		t.Fatalf("streamed: %d %s", resp.StatusCode, b)
+	}
+	// (the service's "store input: " context is not shown)
+	if msg := decodeErr(t, b).Error; msg != "file too large: the input exceeds the limit" {
+		t.Errorf("streamed: message %q", msg)
 	}
 	if e.fake.read > 1<<20 {
 		t.Errorf("service read %d bytes, more than the limit", e.fake.read)
@@ -363,8 +417,11 @@ func TestJobView(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := raw["id"].(string)
+	tl := e.srv.URL + "/api/v1/jobs/" + id + "/timelines/"
 	want := map[string]any{
-		"id": id, "status": "analyzing", "progress": 0.0, "output": nil, "timelines": nil,
+		"id": id, "status": "analyzing", "progress": 0.0, "output": nil,
+		// timelines is an object from the start (its URLs answer 409 until the plan).
+		"timelines":  map[string]any{"fcpxml": tl + "fcpxml", "premiere": tl + "premiere", "edl": tl + "edl", "otio": tl + "otio", "csv": tl + "csv"},
 		"input":      map[string]any{"name": "passwd.wav", "type": "", "duration": nil},
 		"params":     map[string]any{"thresholdDb": nil, "minSilenceSec": 0.5, "keepSilenceMs": 200.0, "minSpeechMs": 100.0},
 		"export":     map[string]any{"format": "mp3", "normalize": "none", "denoise": false, "rumble": false, "cutFillers": false},

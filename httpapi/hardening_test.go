@@ -150,6 +150,93 @@ func TestProtocolErrorsAreJSON(t *testing.T) {
 	}
 }
 
+// TestEarlyAnswersClose checks that an answer given before the request
+// body is read (a declared length over a limit, a missing key, bad
+// options) reaches a client that sent its headers and one byte and waits:
+// the answer says Connection: close, so the server closes instead of
+// reading the rest of the body first.
+func TestEarlyAnswersClose(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.MaxUploadBytes = 1 << 20 })
+	addr := strings.TrimPrefix(e.srv.URL, "http://")
+	const auth = "Authorization: Bearer " + proKey + "\r\n"
+	tests := []struct {
+		name       string
+		headers    string // request line and headers, without the blank line
+		wantStatus int
+		wantCode   apiv1.ErrorCode
+	}{
+		{"JSON body over its limit", "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json\r\nContent-Length: 100000", 413, apiv1.CodeBodyTooLarge},
+		{"PATCH body over its limit", "PATCH /api/v1/jobs/job_x HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Length: 5000000", 413, apiv1.CodeBodyTooLarge},
+		{"upload over its limit", "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Length: 2000000", 413, apiv1.CodeFileTooLarge},
+		{"no key", "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100000", 401, apiv1.CodeUnauthorized},
+		{"bad X-Options", "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\n" + auth + "X-Options: {\"nope\":1}\r\nContent-Length: 100000", 400, apiv1.CodeBadRequest},
+		{"chunked upload, bad X-Options", "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\n" + auth + "X-Options: {\"nope\":1}\r\nTransfer-Encoding: chunked", 400, apiv1.CodeBadRequest},
+		{"no route", "POST /api/v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Length: 100000", 404, apiv1.CodeRouteNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			first := "{"
+			if strings.Contains(tc.headers, "chunked") {
+				first = "1\r\n{\r\n"
+			}
+			if _, err := io.WriteString(c, tc.headers+"\r\n\r\n"+first); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("no answer while the client waits: %v", err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus || decodeErr(t, b).Code != tc.wantCode {
+				t.Errorf("got %d %s, want %d %s", resp.StatusCode, b, tc.wantStatus, tc.wantCode)
+			}
+			if !resp.Close {
+				t.Errorf("no Connection: close (headers %v)", resp.Header)
+			}
+		})
+	}
+	// A request whose body was read keeps its connection.
+	resp, b := e.call(t, "PATCH", "/api/v1/jobs/job_nope", proKey, strings.NewReader(`{"action":"export"}`), nil)
+	if resp.StatusCode != 404 || resp.Close {
+		t.Errorf("PATCH with a read body: %d close=%v %s", resp.StatusCode, resp.Close, b)
+	}
+}
+
+// TestEmptyUpload checks that an upload without a byte gets one answer,
+// whether it says Content-Length: 0 or sends an empty chunked body.
+func TestEmptyUpload(t *testing.T) {
+	e := newTestEnv(t, nil)
+	addr := strings.TrimPrefix(e.srv.URL, "http://")
+	var answers []string
+	for _, framing := range []string{"Content-Length: 0\r\n\r\n", "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+proKey+"\r\nX-Filename: a.wav\r\n"+framing)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		c.Close()
+		answers = append(answers, fmt.Sprintf("%d %s", resp.StatusCode, b))
+	}
+	if answers[0] != answers[1] || !strings.HasPrefix(answers[0], "400 ") || !strings.Contains(answers[0], `"code":"bad_request"`) {
+		t.Errorf("Content-Length 0: %s\nempty chunked: %s\nwant the same 400 bad_request", answers[0], answers[1])
+	}
+	if e.fake.lastReq.Name != "" {
+		t.Errorf("the service was asked to create %q", e.fake.lastReq.Name)
+	}
+}
+
 // FuzzDecodeJSON holds the JSON body decoder to its contract for any
 // input: no panic; nil or an error whose code is bad_request or
 // body_too_large; a message without Go type names.

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -172,6 +173,9 @@ func newServer(cfg Config) (*server, http.Handler) {
 			if authed {
 				id, err := s.authenticate(req)
 				if err != nil {
+					if errors.Is(err, apiv1.ErrUnauthorized) {
+						w.Header().Set("WWW-Authenticate", bearerChallenge(req))
+					}
 					writeError(w, err)
 					return
 				}
@@ -235,18 +239,32 @@ func (s *server) authenticate(r *http.Request) (Identity, error) {
 	return id, nil
 }
 
-// respWriter records the status and size of a response for logs and metrics.
+// bearerChallenge is the WWW-Authenticate of a 401 (RFC 9110 11.6.1, RFC
+// 6750 3): the Bearer scheme, with error="invalid_token" when the request
+// sent credentials that did not pass.
+func bearerChallenge(r *http.Request) string {
+	if r.Header.Get("Authorization") == "" {
+		return `Bearer realm="autocut"`
+	}
+	return `Bearer realm="autocut", error="invalid_token"`
+}
+
+// respWriter records the status and size of a response for logs and
+// metrics, and closes the connection after a response written before the
+// request body was read to its end.
 type respWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
 	route  string
 	err    error
+	body   *bodyTracker // nil: the request has no body
 }
 
 func (w *respWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.closeIfUnread()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -254,6 +272,7 @@ func (w *respWriter) WriteHeader(code int) {
 func (w *respWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
+		w.closeIfUnread()
 	}
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)
@@ -262,6 +281,31 @@ func (w *respWriter) Write(p []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// closeIfUnread sets Connection: close when the request body has not been
+// read to its end: net/http would otherwise read (up to 256 KiB of) the
+// rest before sending the answer, so a client that sent its headers and
+// waits for them to be accepted (a 413 for a declared length, a 401) would
+// never see it.
+func (w *respWriter) closeIfUnread() {
+	if w.body != nil && !w.body.done.Load() {
+		w.Header().Set("Connection", "close")
+	}
+}
+
+// bodyTracker records whether a request body was read to its end.
+type bodyTracker struct {
+	io.ReadCloser
+	done atomic.Bool // a read returned io.EOF
+}
+
+func (b *bodyTracker) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done.Store(true)
+	}
+	return n, err
+}
 
 // middleware adds request ids, panic recovery, request logs and metrics.
 func (s *server) middleware(next http.Handler) http.Handler {
@@ -275,6 +319,10 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", rid)
 		rw := &respWriter{ResponseWriter: w, route: "unmatched"}
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			rw.body = &bodyTracker{ReadCloser: r.Body}
+			r.Body = rw.body
+		}
 		s.inflight.Inc()
 		defer func() {
 			s.inflight.Dec()

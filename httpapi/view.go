@@ -27,7 +27,8 @@ func (s *server) baseURL(r *http.Request) string {
 }
 
 // view makes the response form of j without changing j: absolute output
-// and timeline URLs, and the effective threshold.
+// and timeline URLs (timelines always an object), and the effective
+// threshold.
 func (s *server) view(r *http.Request, j *apiv1.Job) apiv1.Job {
 	c := *j
 	base := s.baseURL(r) + "/api/v1/jobs/" + j.ID
@@ -42,11 +43,10 @@ func (s *server) view(r *http.Request, j *apiv1.Job) apiv1.Job {
 		th := j.Plan.ThresholdDb
 		c.Params.ThresholdDb = &th
 	}
-	c.Timelines = nil
-	if j.Plan != nil {
-		t := base + "/timelines/"
-		c.Timelines = &apiv1.Timelines{FCPXML: t + string(timeline.FCPXML), Premiere: t + string(timeline.Premiere),
-			EDL: t + string(timeline.EDL), OTIO: t + string(timeline.OTIO), CSV: t + string(timeline.CSV)}
-	}
+	// The timeline addresses are known from creation on (the contract types
+	// timelines as an object); they answer 409 until the plan exists.
+	t := base + "/timelines/"
+	c.Timelines = &apiv1.Timelines{FCPXML: t + string(timeline.FCPXML), Premiere: t + string(timeline.Premiere),
+		EDL: t + string(timeline.EDL), OTIO: t + string(timeline.OTIO), CSV: t + string(timeline.CSV)}
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/timeline"
 	"github.com/autocut-dev/autocut/transcribe"
 )
 
@@ -36,6 +37,14 @@ func TestClientMessage(t *testing.T) {
 		{"not ready", fmt.Errorf("%w: dial tcp 10.0.0.7:5432: connection refused", apiv1.ErrNotReady), "not ready: the database, storage or workers are not ready"},
 		{"request error keeps its text", fmt.Errorf("%w: params.minSpeechMs is 5000, allowed 0 to 2000", plan.ErrInvalidParams), "invalid parameters: params.minSpeechMs is 5000, allowed 0 to 2000"},
 		{"too long keeps its text", fmt.Errorf("%w: talk.wav lasts 20000 s, over the 10800 s limit", dsp.ErrTooLong), "input too long: talk.wav lasts 20000 s, over the 10800 s limit"},
+		// The server's context on the way up is not for the client.
+		{"store upload context", fmt.Errorf("store upload: %w", fmt.Errorf("%w: the input exceeds the limit", apiv1.ErrFileTooLarge)), "file too large: the input exceeds the limit"},
+		{"read upload context", fmt.Errorf("read upload: %w", fmt.Errorf("%w: the upload sent no data for 30s", apiv1.ErrRequestTimeout)), "request timeout: the upload sent no data for 30s"},
+		{"two contexts", fmt.Errorf("analyse: %w", fmt.Errorf("probe: %w", fmt.Errorf("%w: a.wav lasts 20000 s", dsp.ErrTooLong))), "input too long: a.wav lasts 20000 s"},
+		{"library package prefix", fmt.Errorf("plan: all %.3f s would be cut (try a lower thresholdDb): %w", 12.0, plan.ErrNothingToKeep), "all 12.000 s would be cut (try a lower thresholdDb): nothing to keep"},
+		{"context around a library error", fmt.Errorf("timeline edl: %w", fmt.Errorf("%w: this plan needs 1200", timeline.ErrTooManyEvents)), "more than 999 EDL events: this plan needs 1200"},
+		{"detail before a bare sentinel stays", fmt.Errorf("job job_x: %w", apiv1.ErrNotFound), "job job_x: job not found"},
+		{"context under another code stays", fmt.Errorf("%w: %w", apiv1.ErrProcessing, fmt.Errorf("x: %w", fmt.Errorf("%w: y", plan.ErrInvalidParams))), "job is being processed: x: invalid parameters: y"},
 		{"client message", withClientMessage(fmt.Errorf("%w: starts with %q", dsp.ErrUnsupportedFormat, "<html>secret"), "unsupported format: not media"), "unsupported format: not media"},
 		{"client message under another code", fmt.Errorf("%w: %w", apiv1.ErrRenderFailed, withClientMessage(errors.New("x"), "shown?")), "render failed: the cut file could not be encoded"},
 	}

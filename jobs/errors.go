@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
@@ -109,5 +110,30 @@ func ClientMessage(err error) string {
 	if msg, ok := fixedMessage(code); ok {
 		return msg
 	}
-	return err.Error()
+	return clientText(err, code)
+}
+
+// libraryPrefixes are the package prefixes the library packages start
+// their error texts with ("plan: all 12 s would be cut: nothing to keep").
+var libraryPrefixes = [...]string{"plan: ", "dsp: ", "timeline: ", "transcribe: "}
+
+// clientText is the text of a request error of code without the context
+// the server added on its way up: a wrapper whose text is a prefix
+// ("store upload: ", "read upload: ") then exactly the text of the error
+// it wraps is dropped while that error carries the same code and detail
+// of its own (it is not a bare sentinel); then a library package prefix.
+func clientText(err error, code apiv1.ErrorCode) string {
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil || errors.Unwrap(inner) == nil || ErrorCode(inner) != code ||
+			!strings.HasSuffix(err.Error(), ": "+inner.Error()) {
+			break
+		}
+		err = inner
+	}
+	msg := err.Error()
+	for _, p := range libraryPrefixes {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
 }

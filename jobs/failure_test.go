@@ -326,3 +326,70 @@ func TestJobErrorCodes(t *testing.T) {
 		})
 	}
 }
+
+// gatedTranscriber transcribes when its gate opens.
+type gatedTranscriber struct {
+	fakeTranscriber
+	gate    chan struct{}
+	started chan struct{} // receives when a transcription starts (buffered)
+}
+
+func (g *gatedTranscriber) Transcribe(ctx context.Context, path, lang string, progress dsp.Progress) (*transcribe.Transcript, error) {
+	select {
+	case g.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.fakeTranscriber.Transcribe(ctx, path, lang, progress)
+}
+
+// TestTranscriptionWaitHoldsNoWorker: a job waiting for the one
+// transcription slot gives its worker slot back, so an unrelated job runs
+// meanwhile (with 2 workers, one transcribing and one waiting used to
+// leave none); the waiting job's progress does not go back; it transcribes
+// once the slot is free.
+func TestTranscriptionWaitHoldsNoWorker(t *testing.T) {
+	tr := &gatedTranscriber{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	m := testManager(t, t.TempDir(), &gateEngine{}, func(c *Config) { c.Transcriber = tr; c.Workers = 2 })
+	ctx := context.Background()
+	create := func(transcribe bool) string {
+		t.Helper()
+		j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "x.wav", Options: apiv1.Options{Transcribe: ptr(transcribe)}}, fakeMedia(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.ID
+	}
+	first := create(true)
+	select {
+	case <-tr.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first transcription did not start")
+	}
+	waiting := create(true)
+	w := waitJob(t, m, "o", waiting, 10*time.Second, isStatus(apiv1.StatusTranscribing))
+	plain := create(false)
+	waitJob(t, m, "o", plain, 10*time.Second, isStatus(apiv1.StatusDone))
+	// The waiting job is still waiting, its progress where it stood.
+	w2, err := m.Get(ctx, "o", waiting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w2.Status != apiv1.StatusTranscribing || w2.Transcript == nil || w2.Transcript.Status != apiv1.TranscriptPending || w2.Progress < w.Progress {
+		t.Errorf("waiting job: status %s transcript %+v progress %.1f (was %.1f)", w2.Status, w2.Transcript, w2.Progress, w.Progress)
+	}
+	close(tr.gate)
+	for _, id := range []string{first, waiting} {
+		j := waitJob(t, m, "o", id, 15*time.Second, isStatus(apiv1.StatusDone))
+		if j.Transcript == nil || j.Transcript.Status != apiv1.TranscriptDone {
+			t.Errorf("%s: transcript %+v", id, j.Transcript)
+		}
+	}
+	if got := tr.peak.Load(); got != 1 {
+		t.Errorf("peak concurrent transcriptions = %d, want 1", got)
+	}
+}

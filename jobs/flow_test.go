@@ -341,3 +341,80 @@ func crash(t *testing.T, m *Manager) {
 	_ = m.q.StopAndCancel(ctx)
 	_ = m.bucket.Close()
 }
+
+// TestFlowOpenOutputWithoutFile checks the answers of a download that
+// has no rendered file: a job still working is busy (processing), a job
+// that finished without one (autoExport false, failed) is not_rendered,
+// and only an unknown job is not_found.
+func TestFlowOpenOutputWithoutFile(t *testing.T) {
+	eng := &gateEngine{analyzeGate: make(chan struct{})}
+	m := testManager(t, t.TempDir(), eng, nil)
+	ctx := context.Background()
+	create := func(media string, autoExport bool) string {
+		t.Helper()
+		j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav", Options: apiv1.Options{AutoExport: ptr(autoExport)}}, strings.NewReader(media))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.ID
+	}
+	busy := create("RIFF 3", true)
+	if _, err := m.OpenOutput(ctx, "o", busy); !errors.Is(err, apiv1.ErrProcessing) {
+		t.Fatalf("OpenOutput while analysing: %v, want apiv1.ErrProcessing", err)
+	}
+	close(eng.analyzeGate)
+	noExport := create("RIFF 3", false)
+	failed := create("RIFF nope", true)
+	waitJob(t, m, "o", noExport, 10*time.Second, isStatus(apiv1.StatusDone))
+	waitJob(t, m, "o", failed, 10*time.Second, isStatus(apiv1.StatusFailed))
+	waitJob(t, m, "o", busy, 10*time.Second, isStatus(apiv1.StatusDone))
+	for _, c := range []struct {
+		name, owner, id string
+		want            error
+	}{
+		{"autoExport false", "o", noExport, apiv1.ErrNotRendered},
+		{"failed", "o", failed, apiv1.ErrNotRendered},
+		{"unknown", "o", "job_nope", apiv1.ErrNotFound},
+		{"other owner", "o2", noExport, apiv1.ErrNotFound},
+	} {
+		_, err := m.OpenOutput(ctx, c.owner, c.id)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: OpenOutput = %v, want %v", c.name, err, c.want)
+		}
+		if c.want == apiv1.ErrNotRendered && strings.Contains(ClientMessage(err), "not found") {
+			t.Errorf("%s: message %q says not found", c.name, ClientMessage(err))
+		}
+	}
+	if d, err := m.OpenOutput(ctx, "o", busy); err != nil {
+		t.Errorf("OpenOutput of the rendered job: %v", err)
+	} else {
+		d.Close()
+	}
+}
+
+// TestFlowInputTypeAtCreation checks input.type right after creation: known
+// for audio-only containers and audio MP4 brands, "" for a container that
+// may hold video until the analysis says.
+func TestFlowInputTypeAtCreation(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{analyzeGate: make(chan struct{})}, nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, head, want string
+	}{
+		{"wav", "RIFF 3", "audio"},
+		{"mp3", "ID3\x04\x00\x00\x00\x00\x00\x00", "audio"},
+		{"m4a", "\x00\x00\x00\x20ftypM4A \x00\x00\x02\x00", "audio"},
+		{"mp4", "\x00\x00\x00\x20ftypisom\x00\x00\x02\x00", ""},
+		{"matroska", "\x1a\x45\xdf\xa3\x00\x00", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a." + tc.name}, strings.NewReader(tc.head+strings.Repeat("\x00", 64)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.Input.Type != tc.want {
+				t.Errorf("input.type %q, want %q", j.Input.Type, tc.want)
+			}
+		})
+	}
+}

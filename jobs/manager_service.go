@@ -27,6 +27,24 @@ const sniffLen = 4096
 // audioOnly are sniffed containers that never hold video.
 var audioOnly = map[string]bool{"wav": true, "rf64": true, "w64": true, "mp3": true, "flac": true, "aac": true, "aiff": true}
 
+// sniffedType is the input type known from the first bytes alone: "audio"
+// for a container that never holds video, or an MP4 whose major brand is
+// an audio one (M4A, M4B, M4P); "" for the containers that may hold video
+// (MP4, QuickTime, Matroska/WebM, AVI, MPEG-TS, Ogg), which the analysis
+// tells apart.
+func sniffedType(container string, head []byte) string {
+	if audioOnly[container] {
+		return "audio"
+	}
+	if container == "mp4" && len(head) >= 12 {
+		switch string(head[8:12]) {
+		case "M4A ", "M4B ", "M4P ":
+			return "audio"
+		}
+	}
+	return ""
+}
+
 func newID() string {
 	var b [10]byte
 	_, _ = rand.Read(b[:])
@@ -155,10 +173,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 		return nil, withClientMessage(fmt.Errorf("%w: content is not audio or video this server reads (starts with %q)", dsp.ErrUnsupportedFormat, head[:min(n, 12)]),
 			"unsupported format: the content is not audio or video this server reads")
 	}
-	inputType := ""
-	if audioOnly[container] {
-		inputType = "audio"
-	}
+	inputType := sniffedType(container, head)
 	if err := checkFormatFor(inputType, export.Format); err != nil {
 		return nil, err
 	}
@@ -468,7 +483,13 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, 
 		if rec.OutputExpired {
 			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", apiv1.ErrOutputExpired, id)
 		}
-		return nil, fmt.Errorf("%w: job %s has no rendered file (status %s)", apiv1.ErrNotFound, id, rec.Status)
+		if rec.Status.Busy() {
+			return nil, fmt.Errorf("%w: job %s is %s; its rendered file is not ready yet", apiv1.ErrProcessing, id, rec.Status)
+		}
+		if rec.Status == apiv1.StatusFailed {
+			return nil, fmt.Errorf("%w: job %s failed; it has no rendered file (see its error; PATCH action export retries)", apiv1.ErrNotRendered, id)
+		}
+		return nil, fmt.Errorf("%w: job %s has no rendered file (it was created with autoExport false): render it with PATCH action export", apiv1.ErrNotRendered, id)
 	}
 	r, err := m.bucket.NewReader(ctx, rec.OutputKey, nil)
 	if err != nil {

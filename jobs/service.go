@@ -96,7 +96,9 @@ type Service interface {
 	Update(ctx context.Context, owner, id string, p apiv1.Patch) (*apiv1.Job, error)
 	// Delete cancels running work and removes files and record.
 	Delete(ctx context.Context, owner, id string) error
-	// OpenOutput opens the rendered file (apiv1.ErrNotFound, apiv1.ErrOutputExpired).
+	// OpenOutput opens the rendered file (apiv1.ErrNotFound, apiv1.ErrOutputExpired;
+	// apiv1.ErrProcessing while the job runs, apiv1.ErrNotRendered when it
+	// finished without one).
 	OpenOutput(ctx context.Context, owner, id string) (*Download, error)
 	// OpenOriginal opens the uploaded original while it is kept
 	// (apiv1.ErrOriginalExpired after its retention period).

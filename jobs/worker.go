@@ -114,6 +114,11 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 	case superseded:
 		r.log.Info("run stopped: job deleted or re-run")
 		return nil
+	case errors.Is(err, errTranscriptionBusy):
+		// Back in the queue without counting an attempt; the worker slot
+		// is free meanwhile. (Each try writes the record a few times: not
+		// more often than once a second; a transcription takes minutes.)
+		return river.JobSnooze(max(m.cfg.PollInterval, time.Second))
 	}
 	var jf *jobFailure
 	if !errors.As(err, &jf) {
@@ -172,7 +177,8 @@ type run struct {
 	log     *slog.Logger
 	created []string // blob keys written by this run
 
-	phases, phase int // progress: phase index of phases
+	phases, phase int     // progress: phase index of phases
+	floor         float64 // progress never shown below: a resumed run's (snoozed, retried) saved progress
 	status        apiv1.Status
 	lastSave      time.Time
 	lastPct       float64
@@ -180,6 +186,10 @@ type run struct {
 
 func (r *run) do(ctx context.Context) error {
 	m, rec := r.m, r.rec
+	// A new run (creation, re-run, takeover) starts at 0; a resumed one
+	// counts fewer phases (its analysis is done) but goes on from where
+	// its progress stood.
+	r.floor = rec.Progress
 	needAnalysis := rec.AnalysisKey == ""
 	needTranscript := rec.Transcribe && (rec.Transcript == nil || rec.Transcript.Status != apiv1.TranscriptDone)
 	r.phases = 1 // plan
@@ -224,11 +234,7 @@ func (r *run) do(ctx context.Context) error {
 		if err := r.enter(ctx, apiv1.StatusTranscribing); err != nil {
 			return err
 		}
-		input, err := in.path(ctx)
-		if err != nil {
-			return err
-		}
-		if err := r.transcribe(ctx, input); err != nil {
+		if err := r.transcribe(ctx, in); err != nil {
 			return err
 		}
 		r.phase++
@@ -279,6 +285,7 @@ func (r *run) enter(ctx context.Context, status apiv1.Status) error {
 func (r *run) progress(ctx context.Context, f float64, force bool) error {
 	pct := 100 * (float64(r.phase) + min(max(f, 0), 1)) / float64(r.phases)
 	pct = float64(int(pct*10)) / 10
+	pct = max(pct, r.floor)
 	if pct >= 100 {
 		pct = 99.9 // 100 only when done
 	}
@@ -340,7 +347,13 @@ func (m *Manager) checkDuration(sec float64) error {
 	return nil
 }
 
-func (r *run) transcribe(ctx context.Context, input string) error {
+// errTranscriptionBusy ends a run whose transcription waits for the
+// server's one transcription slot: the run saves what it has done and gives
+// its worker slot back (Work snoozes it), so that waiting for a
+// transcription never keeps other jobs from the workers.
+var errTranscriptionBusy = errors.New("the transcription slot is busy")
+
+func (r *run) transcribe(ctx context.Context, in *original) error {
 	m, rec := r.m, r.rec
 	if err := m.transcriberReady(ctx); err != nil {
 		return fail(err)
@@ -348,10 +361,18 @@ func (r *run) transcribe(ctx context.Context, input string) error {
 	rec.Transcript = &transcribe.Transcript{Status: apiv1.TranscriptPending}
 	select { // one transcription at a time per server; waiting shows progress 0
 	case m.transSem <- struct{}{}:
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	default:
+		// The analysis is kept: the next try starts here.
+		if err := saveRecord(ctx, m.db.write, rec, r.gen); err != nil {
+			return err
+		}
+		return errTranscriptionBusy
 	}
 	defer func() { <-m.transSem }()
+	input, err := in.path(ctx)
+	if err != nil {
+		return err
+	}
 	rec.Transcript.Status = apiv1.TranscriptRunning
 	if err := saveRecord(ctx, m.db.write, rec, r.gen); err != nil {
 		return err

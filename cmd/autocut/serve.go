@@ -97,6 +97,11 @@ func runServe(ctx context.Context, e env) error {
 	if f.partSize < 5<<20 {
 		return usageError{fmt.Sprintf("--s3-part-size %d is below S3's minimum part size of 5 MiB (5242880)", f.partSize)}
 	}
+	// The data directory is made first: the keys, the SQLite database and
+	// the media all live there, and any of them may be the first to open.
+	if err := os.MkdirAll(f.data, 0o750); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if role == jobs.RoleWorker {
 		return runWorker(ctx, f, log)

@@ -195,6 +195,45 @@ func TestServeKeysAndShutdown(t *testing.T) {
 	}
 }
 
+// TestServeCreatesDataDir: serve makes a --data directory that does not
+// exist yet, whether the keys come from the environment (nothing is
+// written before the database opens) or are generated, and the directory
+// of a --database file.
+func TestServeCreatesDataDir(t *testing.T) {
+	bin := buildBinary(t)
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args func(root string) []string
+		key  string // "" means the generated one
+	}{
+		{"keys from the environment", []string{"AUTOCUT_API_KEYS=k1:pro"}, nil, "k1"},
+		{"generated key", nil, nil, ""},
+		{"database in a new directory", []string{"AUTOCUT_API_KEYS=k1:pro"},
+			func(root string) []string { return []string{"--database", filepath.Join(root, "db", "jobs.db")} }, "k1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			data := filepath.Join(root, "new", "data")
+			var args []string
+			if tc.args != nil {
+				args = tc.args(root)
+			}
+			s := startServer(t, bin, data, tc.env, args...)
+			key := tc.key
+			if key == "" {
+				key = s.key
+			}
+			if code, b := s.do(t, "GET", "/api/v1/jobs", key, nil, nil); code != 200 {
+				t.Fatalf("list: %d %s", code, b)
+			}
+			if fi, err := os.Stat(data); err != nil || !fi.IsDir() {
+				t.Errorf("data directory: %v", err)
+			}
+		})
+	}
+}
+
 // TestServeRestartDurability: jobs created just before kill -9 all reach
 // done after a restart.
 func TestServeRestartDurability(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,6 +30,9 @@ func (f *serveFlags) openStore(ctx context.Context, role jobs.Role) (store.Store
 	path := strings.TrimPrefix(f.database, "sqlite://")
 	if path == "" {
 		path = filepath.Join(f.data, "autocut.db")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("database directory: %w", err)
 	}
 	return sqlitestore.Open(ctx, path)
 }
