@@ -4,6 +4,7 @@ package transcribe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -36,6 +37,19 @@ type Transcript struct {
 	Engine   string   `json:"engine,omitempty"`
 	Words    []Word   `json:"words"`
 	Fillers  []Filler `json:"fillers"`
+}
+
+// MarshalJSON writes the transcript with words and fillers as arrays, []
+// when there are none, never null.
+func (t Transcript) MarshalJSON() ([]byte, error) {
+	type plain Transcript // without the method
+	if t.Words == nil {
+		t.Words = []Word{}
+	}
+	if t.Fillers == nil {
+		t.Fillers = []Filler{}
+	}
+	return json.Marshal(plain(t))
 }
 
 // Transcriber is a speech-to-text engine.

@@ -2,6 +2,7 @@ package transcribe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -260,5 +261,32 @@ func TestNewUnavailable(t *testing.T) {
 	_, err = New(context.Background(), Config{Order: []string{"pocketsphinx"}})
 	if err != nil {
 		t.Errorf("pocketsphinx installed by the test set-up: %v", err)
+	}
+}
+
+// TestTranscriptJSONArrays checks that a transcript with no words or no
+// fillers writes them as [] (autocut transcribe printed "fillers": null
+// for a file with none).
+func TestTranscriptJSONArrays(t *testing.T) {
+	for _, tr := range []Transcript{
+		{Status: "done", Language: "en", Engine: "pocketsphinx", Words: []Word{{Word: "and", Start: 0.1, End: 0.2}}},
+		{Status: "pending"},
+	} {
+		b, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"words", "fillers"} {
+			if v := string(doc[k]); len(v) == 0 || v[0] != '[' {
+				t.Errorf("%s: %s is %q, want an array", b, k, v)
+			}
+		}
+		if tr.Words != nil && !strings.Contains(string(doc["words"]), `"and"`) {
+			t.Errorf("%s: the words are lost", b)
+		}
 	}
 }
