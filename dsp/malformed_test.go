@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,6 +29,15 @@ func TestAnalyzeHeaderClaimsMoreThanInput(t *testing.T) {
 	}
 	if d := a.Input.Duration; d < 1.99 || d > 2.01 {
 		t.Errorf("duration %.3f s, want the 2 s the file holds", d)
+	}
+	if !hasWarning(a, WarnTruncated) {
+		t.Errorf("warnings %q, want one saying the input is truncated", a.Warnings)
+	}
+	whole := buildWAV(wavSpec{container: "RIFF", tag: wavePCM, bits: 16, channels: 1, rate: rate, frames: 2 * rate})
+	if a, err := AnalyzeReader(ctx, bytes.NewReader(whole), "whole.wav", o); err != nil {
+		t.Errorf("a whole file: %v", err)
+	} else if hasWarning(a, WarnTruncated) {
+		t.Errorf("a whole file: warnings %q", a.Warnings)
 	}
 	f := filepath.Join(t.TempDir(), "in.wav")
 	if err := os.WriteFile(f, data, 0o600); err != nil {
@@ -157,4 +167,14 @@ func FuzzWAVDecode(f *testing.F) {
 			t.Fatalf("AnalyzeReader: %v, not a dsp sentinel", err)
 		}
 	})
+}
+
+// hasWarning reports whether one of a's warnings begins with prefix.
+func hasWarning(a *Analysis, prefix string) bool {
+	for _, w := range a.Warnings {
+		if strings.HasPrefix(w, prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -68,6 +68,9 @@ func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptio
 	if err != nil {
 		return nil, fmt.Errorf("analyse %s: %w", name, err)
 	}
+	if w := truncation(info, a.Input); w != "" {
+		a.Warnings = append(a.Warnings, w)
+	}
 	if progress == nil && o.Progress != nil {
 		o.Progress(1)
 	}
@@ -84,6 +87,22 @@ func AnalyzeWith(ctx context.Context, dec Decoder, path string, progress Progres
 	}
 	defer f.Close()
 	return AnalyzeReader(ctx, f, filepath.Base(path), AnalyzeOptions{Decoder: dec, Progress: progress})
+}
+
+// WarnTruncated begins the analysis's warning that the input held less
+// audio than its header gave: a truncated file, or a lying header. The
+// analysis covers what the input holds.
+const WarnTruncated = "truncated input"
+
+// truncation returns the warning for a WAV input whose header (header: the
+// decoder's Info at the start) counted more frames than were decoded (got:
+// the analysis's Input), else "". Only WAV counts its frames exactly.
+func truncation(header, got Info) string {
+	if header.Format != "wav" || header.Frames <= 0 || got.Frames >= header.Frames {
+		return ""
+	}
+	return fmt.Sprintf("%s: its header gives %.3f s, the file holds %.3f s; the analysis covers what it holds",
+		WarnTruncated, header.Duration, got.Duration)
 }
 
 // inputSize is the size of r in bytes when r tells it (a Size method, or
