@@ -62,6 +62,9 @@ func runAnalyze(ctx context.Context, e env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := checkInput(in); err != nil {
+		return err
+	}
 	tlPaths, err := tl.check(in, ".")
 	if err != nil {
 		return err

@@ -82,6 +82,9 @@ func runCut(ctx context.Context, e env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := checkInput(in); err != nil {
+		return err
+	}
 
 	// Every output is checked before any work, and before anything is
 	// opened for writing.

@@ -26,6 +26,9 @@ func runTranscribe(ctx context.Context, e env) error {
 	if len(pos) != 1 {
 		return flagError{"need exactly one FILE (autocut transcribe [flags] FILE)"}
 	}
+	if err := checkMedia(ctx, pos[0]); err != nil {
+		return err
+	}
 	if engine != "" {
 		cfg.Order = []string{engine}
 	}

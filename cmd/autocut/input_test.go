@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every command that reads a FILE refuses one it cannot read in the same
+// words, before any engine or tool runs: never ffmpeg's text.
+func TestBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	noise := make([]byte, 5000)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(r.UintN(256))
+	}
+	noise[0], noise[1] = 'v', ')' // no magic number this package knows
+	for name, b := range map[string][]byte{"noise.bin": noise, "empty.wav": nil} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []struct {
+		file string
+		code int
+		says string
+	}{
+		{"noise.bin", 1, "noise.bin starts with \"v)"},
+		{"empty.wav", 1, "empty.wav is empty (0 bytes)"},
+		{"adir", 1, "adir is a directory; give a media file"},
+		{"missing.wav", 1, "missing.wav: no such file or directory"},
+		{"-", 2, "reading from standard input is not supported; give a file"},
+	}
+	commands := [][]string{
+		{"analyze"},
+		{"transcribe"},
+		{"transcribe", "--engine", "acoustic"},
+		{"cut", "-o", filepath.Join(dir, "out.wav")},
+		{"cut", "--transcribe", "-o", filepath.Join(dir, "out.wav")},
+	}
+	for _, cmd := range commands {
+		for _, in := range inputs {
+			t.Run(strings.Join(cmd, " ")+" "+in.file, func(t *testing.T) {
+				var out, errb bytes.Buffer
+				file := in.file
+				if file != "-" {
+					file = filepath.Join(dir, file)
+				}
+				code := run(context.Background(), append(append([]string{}, cmd...), file), &out, &errb)
+				msg := errb.String()
+				if code != in.code || !strings.Contains(msg, in.says) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", code, msg, in.code, in.says)
+				}
+				for _, bad := range []string{"ffmpeg", "exit status", "convert to 16 kHz", "read adir: read adir", "open -"} {
+					if strings.Contains(msg, bad) {
+						t.Errorf("stderr %q speaks of %q", msg, bad)
+					}
+				}
+			})
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.wav")); err == nil {
+		t.Error("cut wrote out.wav")
+	}
+}
