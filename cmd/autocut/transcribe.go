@@ -52,3 +52,6 @@ func runTranscribe(ctx context.Context, e env) error {
 	_, err = e.stdout.Write(append(b, '\n'))
 	return err
 }
+
+// engineNames are the transcription engines transcribe.New knows.
+func engineNames() []string { return []string{"whisper", "pocketsphinx", "acoustic"} }
