@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -69,5 +70,28 @@ func TestBadInputs(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.wav")); err == nil {
 		t.Error("cut wrote out.wav")
+	}
+}
+
+// Bad flag values of transcribe exit 2, as every command's.
+func TestTranscribeFlagValues(t *testing.T) {
+	speech := writeToneWAV(t, [2]float64{1, 0.3})
+	for _, tc := range []struct {
+		args []string
+		says string
+		need string // engine that must be available, else skip
+	}{
+		{[]string{"--engine", "bogus"}, "--engine bogus: allowed whisper, pocketsphinx, acoustic", ""},
+		{[]string{"--engine", "pocketsphinx", "--lang", "xx"}, `--lang xx: language not supported: pocketsphinx has only an English model here, not "xx"`, "pocketsphinx"},
+	} {
+		var errb bytes.Buffer
+		code := run(context.Background(), append(append([]string{"transcribe"}, tc.args...), speech), io.Discard, &errb)
+		if tc.need != "" && strings.Contains(errb.String(), "transcription unavailable: "+tc.need) {
+			t.Logf("%v: %s is not installed here", tc.args, tc.need)
+			continue
+		}
+		if code != 2 || !strings.Contains(errb.String(), tc.says) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errb.String(), tc.says)
+		}
 	}
 }
