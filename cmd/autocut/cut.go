@@ -42,7 +42,7 @@ func runCut(ctx context.Context, e env) error {
 	c.boolean("denoise", "noise reduction, true or false (default: the preset's)", &denoise)
 	c.boolean("rumble", "70 Hz high-pass filter, true or false (default: the preset's)", &rumble)
 	c.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
-	c.StringVar(&model, "model", "", "whisper model `name` for --transcribe, pulled with 'autocut models pull NAME' (default: the first one pulled)")
+	c.StringVar(&model, "model", "", "whisper model `name` for --transcribe (an error without it), pulled with 'autocut models pull NAME' (default: the first one pulled)")
 	c.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model `file` for --transcribe (env AUTOCUT_WHISPER_MODEL)")
 	c.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
 	tl.register(c, "the output's directory")
@@ -55,6 +55,9 @@ func runCut(ctx context.Context, e env) error {
 	}
 	if out == "" {
 		return flagError{"-o OUT is required"}
+	}
+	if model != "" && !doTranscribe {
+		return usageError{fmt.Sprintf("--model %s: the model is for --transcribe; add --transcribe to cut filler words", model)}
 	}
 	in := pos[0]
 	if err := ow.check(); err != nil {
@@ -127,6 +130,20 @@ func runCut(ctx context.Context, e env) error {
 		}
 	}
 
+	// The transcriber (and --model's file) is found before the analysis:
+	// a model not pulled fails at once, not after minutes of work.
+	var t transcribe.Transcriber
+	if doTranscribe {
+		if model != "" {
+			if tcfg.WhisperModel, err = modelPath(model); err != nil {
+				return err
+			}
+		}
+		if t, err = transcribe.New(ctx, tcfg); err != nil {
+			return err
+		}
+	}
+
 	bar := newProgressBar(e.stderr, e.stderrTTY)
 	defer bar.done()
 	bar.stage("analysing")
@@ -150,15 +167,6 @@ func runCut(ctx context.Context, e env) error {
 	}
 	var fillers []plan.Cut
 	if doTranscribe {
-		if model != "" {
-			if tcfg.WhisperModel, err = modelPath(model); err != nil {
-				return err
-			}
-		}
-		t, err := transcribe.New(ctx, tcfg)
-		if err != nil {
-			return err
-		}
 		bar.stage("transcribing")
 		tr, err := t.Transcribe(ctx, in, "", bar.update)
 		if err != nil {
