@@ -149,7 +149,7 @@ func runCut(ctx context.Context, e env) error {
 	bar.stage("analysing")
 	a, err := dsp.AnalyzeWith(ctx, dec, in, bar.update)
 	if err != nil {
-		return fmt.Errorf("analyse %s: %w", in, err)
+		return analysisError(in, err)
 	}
 	if a.Input.Type == "video" {
 		// The decoders that read the audio do not always know the frame rate.
@@ -177,7 +177,7 @@ func runCut(ctx context.Context, e env) error {
 	}
 	p, err := plan.Make(a, params, fillers)
 	if err != nil {
-		return err
+		return flagWords(err)
 	}
 
 	st := newStager(e.cleanup, ow.yes)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
 )
@@ -44,3 +46,38 @@ func checkMedia(ctx context.Context, in string) error {
 	}
 	return nil
 }
+
+// analysisError is the analysis's failure on in. Errors of the content
+// (dsp.ErrUnsupportedFormat) name the file already; others get its path.
+func analysisError(in string, err error) error {
+	if errors.Is(err, dsp.ErrUnsupportedFormat) {
+		return err
+	}
+	return fmt.Errorf("analyse %s: %w", in, err)
+}
+
+// flagWords rewords the planner's error for the command line: its
+// parameters by the flags that set them (--threshold -38, not
+// thresholdDb -38), the extra cuts by --transcribe's filler words.
+func flagWords(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.NewReplacer(
+		"thresholdDb ", "--threshold ",
+		"minSpeechMs ", "--min-speech ",
+		"minSilenceSec ", "--min-silence ",
+		"keepSilenceMs ", "--keep-silence ",
+		"the cuts given", "the filler words cut (--transcribe)",
+	).Replace(err.Error())
+	return reworded{msg: msg, err: err}
+}
+
+// reworded is an error with a new message that still unwraps to the old.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (r reworded) Error() string { return r.msg }
+func (r reworded) Unwrap() error { return r.err }

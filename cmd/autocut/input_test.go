@@ -95,3 +95,45 @@ func TestTranscribeFlagValues(t *testing.T) {
 		}
 	}
 }
+
+// Messages name things as the user knows them: the file once per error,
+// the flags as typed, never a temporary name.
+func TestMessagesInUsersWords(t *testing.T) {
+	dir := t.TempDir()
+	flac := filepath.Join(dir, "x.flac")
+	if err := os.WriteFile(flac, append([]byte("fLaC"), make([]byte, 600)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	quiet := writeToneWAV(t, [2]float64{1, 0.1}, [2]float64{1, 0}, [2]float64{1, 0.1})
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		says  string
+		never []string
+	}{
+		{"the file named once by the CLI", []string{"analyze", "--decoder", "native", flac}, 1, "x.flac: unsupported format", []string{"analyse"}},
+		{"cut names the flag", []string{"cut", "--threshold", "-10", quiet, "-o", filepath.Join(dir, "o.wav")}, 1, "(--threshold ", []string{"thresholdDb"}},
+		{"analyze's warning names the flag", []string{"analyze", "--threshold", "-10", quiet}, 0, "warning: plan: all 3.000 s would be cut (--threshold ", []string{"thresholdDb"}},
+		{"cut names the output directory", []string{"cut", quiet, "-o", "/proc/x.wav"}, 1, "cannot write in the output directory /proc: ", []string{".autocut-", "mkdir"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.args[len(tc.args)-1], "/proc/") {
+				if _, err := os.Stat("/proc/self"); err != nil {
+					t.Skip("no /proc here")
+				}
+			}
+			var errb bytes.Buffer
+			code := run(context.Background(), tc.args, io.Discard, &errb)
+			msg := errb.String()
+			if code != tc.code || !strings.Contains(msg, tc.says) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, msg, tc.code, tc.says)
+			}
+			for _, s := range tc.never {
+				if strings.Contains(msg, s) {
+					t.Errorf("stderr %q says %q", msg, s)
+				}
+			}
+		})
+	}
+}
