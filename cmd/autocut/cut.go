@@ -32,7 +32,9 @@ func runCut(ctx context.Context, e env) error {
 	c := newFlags("cut", "autocut cut [flags] -o OUT FILE",
 		"Writes FILE without its silences (and, with --transcribe, its filler words) to OUT, and the edit timelines\n"+
 			"asked with --timelines next to it. OUT's extension says the format (.mp3, .wav, .m4a, .mp4), or --format does;\n"+
-			"-o - writes to standard output. An existing OUT is replaced only with -y; OUT may never be FILE.")
+			"-o - writes to standard output. MP3 written to a stream (standard output, a pipe) is constant 192 kb/s:\n"+
+			"a stream cannot take the VBR header, written last at the front; a file's MP3 is VBR V2.\n"+
+			"An existing OUT is replaced only with -y; OUT may never be FILE.")
 	c.StringVar(&out, "o", "", "output `file`, or - for standard output (required)")
 	ow.register(c)
 	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension)", transcode.Formats(), &format)

@@ -137,3 +137,30 @@ func TestMessagesInUsersWords(t *testing.T) {
 		})
 	}
 }
+
+// The README's command line and the help name every command and what
+// each does that the user would otherwise not guess.
+func TestDocsNameEveryCommand(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cli, _ := strings.Cut(string(readme), "## Command line")
+	cli, _, _ = strings.Cut(cli, "\n## ")
+	for _, s := range []string{"autocut analyze", "autocut cut", "autocut transcribe", "autocut serve",
+		"autocut models list|pull NAME|path NAME", "autocut version", "--timelines"} {
+		if !strings.Contains(cli, s) {
+			t.Errorf("README's Command line does not show %q", s)
+		}
+	}
+	if !strings.Contains(usage, "list, pull or path") {
+		t.Errorf("the usage does not name models path:\n%s", usage)
+	}
+	var help bytes.Buffer
+	run(context.Background(), []string{"help", "cut"}, &help, io.Discard)
+	for _, s := range []string{"constant 192 kb/s", "VBR V2", "(an error without it)"} {
+		if !strings.Contains(help.String(), s) {
+			t.Errorf("autocut help cut does not say %q", s)
+		}
+	}
+}
