@@ -29,9 +29,6 @@ func runTranscribe(ctx context.Context, e env) error {
 	if len(pos) != 1 {
 		return flagError{"need exactly one FILE (autocut transcribe [flags] FILE)"}
 	}
-	if err := checkMedia(ctx, pos[0]); err != nil {
-		return err
-	}
 	if engine != "" {
 		cfg.Order = []string{engine}
 	}
@@ -39,6 +36,9 @@ func runTranscribe(ctx context.Context, e env) error {
 		if cfg.WhisperModel, err = modelPath(model); err != nil {
 			return err
 		}
+	}
+	if err := checkMedia(ctx, pos[0]); err != nil {
+		return err
 	}
 	t, err := transcribe.New(ctx, cfg)
 	if err != nil {
