@@ -65,7 +65,7 @@ func (p *Pocketsphinx) Available(ctx context.Context) error {
 // Transcribe runs both passes over path (English only).
 func (p *Pocketsphinx) Transcribe(ctx context.Context, path, lang string, progress dsp.Progress) (*Transcript, error) {
 	if lang != "" && lang != "en" {
-		return nil, fmt.Errorf("%w: pocketsphinx has only an English model here, not %q", ErrUnavailable, lang)
+		return nil, fmt.Errorf("%w: %w: pocketsphinx has only an English model here, not %q", ErrUnavailable, ErrLanguage, lang)
 	}
 	if err := p.Available(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)

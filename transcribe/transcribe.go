@@ -13,6 +13,10 @@ import (
 // ErrUnavailable reports that no transcription engine is installed or configured.
 var ErrUnavailable = errors.New("transcription unavailable")
 
+// ErrLanguage reports a language the engine cannot transcribe; it is
+// returned before any work, wrapped with ErrUnavailable.
+var ErrLanguage = errors.New("language not supported")
+
 // Word is one recognised word with its time in the original, in seconds.
 type Word struct {
 	Word       string  `json:"word"`

@@ -290,3 +290,14 @@ func TestTranscriptJSONArrays(t *testing.T) {
 		}
 	}
 }
+
+// A language pocketsphinx has no model for is refused before any work,
+// as ErrLanguage (a mistake of the caller's) and ErrUnavailable.
+func TestPocketsphinxLanguage(t *testing.T) {
+	for _, lang := range []string{"fr", "xx"} {
+		_, err := (&Pocketsphinx{}).Transcribe(context.Background(), "no-such-file.wav", lang, nil)
+		if !errors.Is(err, ErrLanguage) || !errors.Is(err, ErrUnavailable) {
+			t.Errorf("lang %s: %v, want ErrLanguage and ErrUnavailable", lang, err)
+		}
+	}
+}

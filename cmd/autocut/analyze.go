@@ -62,6 +62,9 @@ func runAnalyze(ctx context.Context, e env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := checkInput(in); err != nil {
+		return err
+	}
 	tlPaths, err := tl.check(in, ".")
 	if err != nil {
 		return err
@@ -78,7 +81,7 @@ func runAnalyze(ctx context.Context, e env) error {
 
 	a, err := dsp.AnalyzeWith(ctx, dec, in, nil)
 	if err != nil {
-		return fmt.Errorf("analyse %s: %w", in, err)
+		return analysisError(in, err)
 	}
 	out := analyzeOutput{Analysis: a}
 	p, perr := plan.Make(a, params, nil)
@@ -91,7 +94,7 @@ func runAnalyze(ctx context.Context, e env) error {
 		out.PlanError = perr.Error()
 		if errors.Is(perr, plan.ErrNothingToKeep) {
 			a.Warnings = append(a.Warnings, perr.Error())
-			fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", perr)
+			fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", flagWords(perr))
 			perr = nil
 		}
 	} else {
@@ -117,7 +120,7 @@ func runAnalyze(ctx context.Context, e env) error {
 		return err
 	}
 	if e.stderrTTY {
-		printSummary(e.stderr, a, p, planErr, f, out.Timelines)
+		printSummary(e.stderr, a, p, flagWords(planErr), f, out.Timelines)
 	}
 	return perr
 }

@@ -32,7 +32,9 @@ func runCut(ctx context.Context, e env) error {
 	c := newFlags("cut", "autocut cut [flags] -o OUT FILE",
 		"Writes FILE without its silences (and, with --transcribe, its filler words) to OUT, and the edit timelines\n"+
 			"asked with --timelines next to it. OUT's extension says the format (.mp3, .wav, .m4a, .mp4), or --format does;\n"+
-			"-o - writes to standard output. An existing OUT is replaced only with -y; OUT may never be FILE.")
+			"-o - writes to standard output. MP3 written to a stream (standard output, a pipe) is constant 192 kb/s:\n"+
+			"a stream cannot take the VBR header, written last at the front; a file's MP3 is VBR V2.\n"+
+			"An existing OUT is replaced only with -y; OUT may never be FILE.")
 	c.StringVar(&out, "o", "", "output `file`, or - for standard output (required)")
 	ow.register(c)
 	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension)", transcode.Formats(), &format)
@@ -42,7 +44,7 @@ func runCut(ctx context.Context, e env) error {
 	c.boolean("denoise", "noise reduction, true or false (default: the preset's)", &denoise)
 	c.boolean("rumble", "70 Hz high-pass filter, true or false (default: the preset's)", &rumble)
 	c.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
-	c.StringVar(&model, "model", "", "whisper model `name` for --transcribe, pulled with 'autocut models pull NAME' (default: the first one pulled)")
+	c.StringVar(&model, "model", "", "whisper model `name` for --transcribe (an error without it), pulled with 'autocut models pull NAME' (default: the first one pulled)")
 	c.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model `file` for --transcribe (env AUTOCUT_WHISPER_MODEL)")
 	c.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
 	tl.register(c, "the output's directory")
@@ -55,6 +57,9 @@ func runCut(ctx context.Context, e env) error {
 	}
 	if out == "" {
 		return flagError{"-o OUT is required"}
+	}
+	if model != "" && !doTranscribe {
+		return usageError{fmt.Sprintf("--model %s: the model is for --transcribe; add --transcribe to cut filler words", model)}
 	}
 	in := pos[0]
 	if err := ow.check(); err != nil {
@@ -81,6 +86,9 @@ func runCut(ctx context.Context, e env) error {
 	dec, err := decoderFor(f.decoder)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if err := checkInput(in); err != nil {
+		return err
 	}
 
 	// Every output is checked before any work, and before anything is
@@ -124,12 +132,26 @@ func runCut(ctx context.Context, e env) error {
 		}
 	}
 
+	// The transcriber (and --model's file) is found before the analysis:
+	// a model not pulled fails at once, not after minutes of work.
+	var t transcribe.Transcriber
+	if doTranscribe {
+		if model != "" {
+			if tcfg.WhisperModel, err = modelPath(model); err != nil {
+				return err
+			}
+		}
+		if t, err = transcribe.New(ctx, tcfg); err != nil {
+			return err
+		}
+	}
+
 	bar := newProgressBar(e.stderr, e.stderrTTY)
 	defer bar.done()
 	bar.stage("analysing")
 	a, err := dsp.AnalyzeWith(ctx, dec, in, bar.update)
 	if err != nil {
-		return fmt.Errorf("analyse %s: %w", in, err)
+		return analysisError(in, err)
 	}
 	if a.Input.Type == "video" {
 		// The decoders that read the audio do not always know the frame rate.
@@ -147,15 +169,6 @@ func runCut(ctx context.Context, e env) error {
 	}
 	var fillers []plan.Cut
 	if doTranscribe {
-		if model != "" {
-			if tcfg.WhisperModel, err = modelPath(model); err != nil {
-				return err
-			}
-		}
-		t, err := transcribe.New(ctx, tcfg)
-		if err != nil {
-			return err
-		}
 		bar.stage("transcribing")
 		tr, err := t.Transcribe(ctx, in, "", bar.update)
 		if err != nil {
@@ -166,7 +179,7 @@ func runCut(ctx context.Context, e env) error {
 	}
 	p, err := plan.Make(a, params, fillers)
 	if err != nil {
-		return err
+		return flagWords(err)
 	}
 
 	st := newStager(e.cleanup, ow.yes)

@@ -222,3 +222,29 @@ func TestTimelinesDescribeTheSource(t *testing.T) {
 		})
 	}
 }
+
+// cut --transcribe finds its transcriber before the analysis: a model not
+// pulled fails at once. --model without --transcribe is a mistake.
+func TestCutChecksTheTranscriberFirst(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // no model pulled
+	t.Setenv("AUTOCUT_WHISPER_MODEL", "")
+	in := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	out := filepath.Join(t.TempDir(), "out.wav")
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--transcribe", "--model", "base.en"}, 1, "model base.en is not pulled (autocut models pull base.en)"},
+		{[]string{"--model", "base.en"}, 2, "--model base.en: the model is for --transcribe"},
+	} {
+		var errb bytes.Buffer
+		code := run(context.Background(), append([]string{"cut", in, "-o", out}, tc.args...), &bytes.Buffer{}, &errb)
+		if code != tc.code || !strings.Contains(errb.String(), tc.says) || strings.Contains(errb.String(), "analysing") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q, before any analysis", tc.args, code, errb.String(), tc.code, tc.says)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("cut wrote its output")
+	}
+}

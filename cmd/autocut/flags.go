@@ -124,7 +124,7 @@ func (c *cmdFlags) parse(args []string, out io.Writer) ([]string, error) {
 		if c.err != nil {
 			return nil, usageError{c.err.Error()}
 		}
-		return nil, flagError{flagMessage(err)}
+		return nil, flagError{c.flagMessage(err)}
 	}
 	return pos, nil
 }
@@ -132,8 +132,26 @@ func (c *cmdFlags) parse(args []string, out io.Writer) ([]string, error) {
 // flagMessage rewords the flag package's errors with the flags spelt as
 // the help spells them ("unknown flag --tresh" for "flag provided but not
 // defined: -tresh").
-func flagMessage(err error) string {
+func (c *cmdFlags) flagMessage(err error) string {
 	msg := err.Error()
+	// invalid boolean value "maybe" for -allow-private-urls: parse error
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		msg = "invalid value " + strings.Replace(rest, " for -", " for flag -", 1)
+	}
+	// invalid value "many" for flag -workers: parse error
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if val, rest, ok := strings.Cut(rest, " for flag -"); ok {
+			if name, why, ok := strings.Cut(rest, ": "); ok {
+				if v, err := strconv.Unquote(val); err == nil {
+					val = v
+				}
+				if why == "parse error" {
+					why = c.wants(name)
+				}
+				return fmt.Sprintf("%s %s: %s", dashed(name), val, why)
+			}
+		}
+	}
 	for prefix, format := range map[string]string{
 		"flag provided but not defined: -": "unknown flag %s",
 		"flag needs an argument: -":        "%s needs a value",
@@ -143,6 +161,25 @@ func flagMessage(err error) string {
 		}
 	}
 	return msg
+}
+
+// wants says what value the flag name takes, for a value it could not parse.
+func (c *cmdFlags) wants(name string) string {
+	f := c.Lookup(name)
+	if f == nil {
+		return "invalid value"
+	}
+	switch f.Value.(flag.Getter).Get().(type) {
+	case int, int64, uint, uint64:
+		return "not a whole number"
+	case float64:
+		return "not a number"
+	case time.Duration:
+		return "not a duration (e.g. 30s, 10m, 1h)"
+	case bool:
+		return "want true or false"
+	}
+	return "invalid value"
 }
 
 // printHelp writes the synopsis, the paragraph about the command and every

@@ -42,7 +42,7 @@ commands:
   analyze     print loudness, levels and the cut plan of FILE as JSON
   cut         render FILE without its silences (-o OUT), and timelines
   transcribe  print the transcript and filler words of FILE as JSON
-  models      list or pull the whisper models (autocut models pull base.en)
+  models      list, pull or path the whisper models (autocut models pull base.en)
   help        print a command's flags: autocut help cut
   version     print the version
 

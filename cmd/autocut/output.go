@@ -165,7 +165,12 @@ func (s *stager) dir(target string) (string, error) {
 	}
 	d, err := os.MkdirTemp(target, ".autocut-")
 	if err != nil {
-		return "", err
+		// Not the staging directory's name: the user never named it.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("cannot write in the output directory %s: %w", target, err)
 	}
 	s.cl.add(d)
 	s.dirs[target] = d

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,42 +45,39 @@ type serveFlags struct {
 // up to 30 s and stops the job workers (interrupted jobs resume on restart).
 func runServe(ctx context.Context, e env) error {
 	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&f.addr, "addr", ":8080", "listen address")
-	fs.StringVar(&f.whisperModel, "whisper-model", "", "whisper.cpp model file for transcription (also env AUTOCUT_WHISPER_MODEL)")
-	fs.StringVar(&f.whisperCLI, "whisper-cli", "", "whisper-cli binary (also env AUTOCUT_WHISPER_CLI)")
-	fs.StringVar(&f.engines, "transcribe-engines", "", "transcription engines to try in order: whisper,pocketsphinx,acoustic (default whisper,pocketsphinx)")
-	fs.StringVar(&f.data, "data", "autocut-data", "data directory (database, media, generated key hash)")
-	fs.StringVar(&f.baseURL, "base-url", "", "absolute base URL for links in responses (default: from each request's Host)")
-	fs.StringVar(&f.keys, "keys", "", "API keys file, one key:plan per line (plan pro or free); also env AUTOCUT_API_KEYS=\"k1:pro,k2:free\"")
-	fs.IntVar(&f.workers, "workers", 0, "analysis/render concurrency (default: number of cores)")
+	fs := newFlags("serve", "autocut serve [flags]",
+		"Runs the v1 HTTP API server (and its job workers) until SIGINT or SIGTERM.")
+	fs.StringVar(&f.addr, "addr", ":8080", "listen `address`")
+	fs.StringVar(&f.whisperModel, "whisper-model", "", "whisper.cpp model `file` for transcription (also env AUTOCUT_WHISPER_MODEL)")
+	fs.StringVar(&f.whisperCLI, "whisper-cli", "", "whisper-cli `binary` (also env AUTOCUT_WHISPER_CLI)")
+	fs.StringVar(&f.engines, "transcribe-engines", "", "transcription `engines` to try in order: whisper,pocketsphinx,acoustic (default whisper,pocketsphinx)")
+	fs.StringVar(&f.data, "data", "autocut-data", "data `directory` (database, media, generated key hash)")
+	fs.StringVar(&f.baseURL, "base-url", "", "absolute base `URL` for links in responses (default: from each request's Host)")
+	fs.StringVar(&f.keys, "keys", "", "API keys `file`, one key:plan per line (plan pro or free); also env AUTOCUT_API_KEYS=\"k1:pro,k2:free\"")
+	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("analysis/render concurrency, 1 to %d (default: number of cores)", maxWorkers))
 	fs.BoolVar(&f.allowPrivate, "allow-private-urls", false, "let URL jobs download from private/loopback addresses (trusted networks and tests only)")
-	fs.Int64Var(&f.maxUpload, "max-upload-bytes", jobs.DefaultMaxInputBytes, "input size limit")
+	fs.Int64Var(&f.maxUpload, "max-upload-bytes", jobs.DefaultMaxInputBytes, "input size limit in `bytes`")
 	fs.DurationVar(&f.originalsTTL, "originals-ttl", jobs.DefaultOriginalsTTL, "how long originals are kept")
 	fs.DurationVar(&f.outputsTTL, "outputs-ttl", jobs.DefaultOutputsTTL, "how long rendered files are kept")
 	fs.DurationVar(&f.retention, "retention-interval", jobs.DefaultRetentionInterval, "how often expired files are deleted")
-	fs.StringVar(&f.database, "database", os.Getenv("AUTOCUT_DATABASE"), "SQLite file (default DATA/autocut.db) or postgres://user:pass@host/db shared by a cluster; also env AUTOCUT_DATABASE")
-	fs.StringVar(&f.storage, "storage", os.Getenv("AUTOCUT_STORAGE"), "media storage: file:///dir (default DATA/media) or s3://bucket?endpoint=URL&region=R&use_path_style=true (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY); also env AUTOCUT_STORAGE")
-	fs.StringVar(&f.role, "role", envOr("AUTOCUT_ROLE", "all"), "all, api (answers HTTP and enqueues) or worker (only works jobs; serves /healthz, /readyz and /metrics); also env AUTOCUT_ROLE")
-	fs.DurationVar(&f.leaseTTL, "lease-ttl", jobs.DefaultLeaseTTL, "how long a killed worker's running job waits before another worker takes it over")
-	fs.IntVar(&f.partSize, "s3-part-size", jobs.DefaultPartSize, "multipart part size of uploads to object storage, in bytes (at least 5 MiB)")
+	fs.StringVar(&f.database, "database", os.Getenv("AUTOCUT_DATABASE"), "SQLite `file` (default DATA/autocut.db) or postgres://user:pass@host/db shared by a cluster; also env AUTOCUT_DATABASE")
+	fs.StringVar(&f.storage, "storage", os.Getenv("AUTOCUT_STORAGE"), "media `storage`: file:///dir (default DATA/media) or s3://bucket?endpoint=URL&region=R&use_path_style=true (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY); also env AUTOCUT_STORAGE")
+	fs.StringVar(&f.role, "role", envOr("AUTOCUT_ROLE", "all"), "`role`: all, api (answers HTTP and enqueues) or worker (only works jobs; serves /healthz, /readyz and /metrics); also env AUTOCUT_ROLE")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", jobs.DefaultLeaseTTL, fmt.Sprintf("how long a killed worker's running job waits before another worker takes it over (at least %s)", minLeaseTTL))
+	fs.IntVar(&f.partSize, "s3-part-size", jobs.DefaultPartSize, "multipart part size of uploads to object storage, in `bytes` (5 MiB to 5 GiB)")
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", httpapi.DefaultUploadIdleTimeout, "close an upload whose body sends nothing for this long (408; its partial file is removed)")
 	fs.IntVar(&f.uploadsPerKey, "max-uploads-per-key", httpapi.DefaultMaxUploadsPerKey, "uploads (both forms) one API key may run at once on this node; more answer 429 (0: no cap)")
 	fs.DurationVar(&f.fetchTimeout, "fetch-timeout", httpapi.DefaultFetchTimeout, "longest URL download (connection, headers and body)")
-	fs.Int64Var(&f.fetchMinRate, "fetch-min-rate", httpapi.DefaultFetchMinRate, fmt.Sprintf("lowest average rate of a URL download in bytes/s, enforced after %s (0: none)", httpapi.DefaultFetchRateGrace))
-	fs.StringVar(&f.urlPorts, "url-ports", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(httpapi.DefaultURLPorts())), ","), "[]"), "ports URL jobs may download from (comma-separated)")
+	fs.Int64Var(&f.fetchMinRate, "fetch-min-rate", httpapi.DefaultFetchMinRate, fmt.Sprintf("lowest average rate of a URL download in `bytes/s`, enforced after %s (0: none)", httpapi.DefaultFetchRateGrace))
+	fs.StringVar(&f.urlPorts, "url-ports", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(httpapi.DefaultURLPorts())), ","), "[]"), "`ports` URL jobs may download from (comma-separated)")
 	fs.DurationVar(&f.orphanGrace, "orphan-grace", jobs.DefaultOrphanGrace, "age at which a stored file no job accounts for (a killed upload's temp file, a deleted job's analysis) is removed")
 	fs.DurationVar(&f.orphanEvery, "orphan-interval", jobs.DefaultOrphanInterval, "how often the orphan sweep runs (once per cluster)")
-	pos, err := parseInterspersed(fs, e.args)
+	pos, err := fs.parse(e.args, e.stdout)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 	if len(pos) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+		return flagError{fmt.Sprintf("unexpected argument %q (autocut serve takes flags only)", pos[0])}
 	}
 	role, err := jobs.ParseRole(f.role)
 	if err != nil {
@@ -91,11 +87,13 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if f.uploadIdle <= 0 || f.fetchTimeout <= 0 || f.fetchMinRate < 0 || f.uploadsPerKey < 0 || f.orphanGrace <= 0 || f.orphanEvery <= 0 {
-		return usageError{"--upload-idle-timeout, --fetch-timeout, --orphan-grace and --orphan-interval must be positive; --fetch-min-rate and --max-uploads-per-key at least 0"}
+	if err := f.check(fs); err != nil {
+		return err
 	}
-	if f.partSize < 5<<20 {
-		return usageError{fmt.Sprintf("--s3-part-size %d is below S3's minimum part size of 5 MiB (5242880)", f.partSize)}
+	// Settings that cannot work are refused before anything is made (the
+	// data directory, a generated key).
+	if err := f.checkDatabase(role); err != nil {
+		return err
 	}
 	// The data directory is made first: the keys, the SQLite database and
 	// the media all live there, and any of them may be the first to open.
@@ -192,6 +190,52 @@ func runServe(ctx context.Context, e env) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	log.Info("stopped")
+	return nil
+}
+
+// Bounds of the serve flags: more workers than this is a typo, not a
+// machine; a lease shorter than this cannot be renewed in time (docs/deploy.md).
+const (
+	maxWorkers  = 1024
+	minLeaseTTL = time.Second
+	minPartSize = 5 << 20 // S3's smallest part (but the last)
+	maxPartSize = 5 << 30 // S3's largest part
+)
+
+// check refuses the values no server can run with (exit 2), naming the
+// flag as the user typed it, as the other commands do.
+func (f *serveFlags) check(fs *cmdFlags) error {
+	given := func(name string) string { return fs.Lookup(name).Value.String() }
+	for _, c := range []struct {
+		name string
+		bad  bool
+		want string
+	}{
+		{"workers", f.workers < 0 || f.workers > maxWorkers, fmt.Sprintf("allowed 1 to %d (0: the number of cores)", maxWorkers)},
+		{"max-upload-bytes", f.maxUpload <= 0, "must be a positive number of bytes"},
+		{"originals-ttl", f.originalsTTL <= 0, "must be positive"},
+		{"outputs-ttl", f.outputsTTL <= 0, "must be positive"},
+		{"retention-interval", f.retention <= 0, "must be positive"},
+		{"lease-ttl", f.leaseTTL < minLeaseTTL, fmt.Sprintf("must be at least %s", minLeaseTTL)},
+		{"s3-part-size", f.partSize < minPartSize || f.partSize > maxPartSize, "allowed S3's part sizes, 5 MiB (5242880) to 5 GiB (5368709120)"},
+		{"upload-idle-timeout", f.uploadIdle <= 0, "must be positive"},
+		{"fetch-timeout", f.fetchTimeout <= 0, "must be positive"},
+		{"fetch-min-rate", f.fetchMinRate < 0, "must be at least 0 (0: none)"},
+		{"max-uploads-per-key", f.uploadsPerKey < 0, "must be at least 0 (0: no cap)"},
+		{"orphan-grace", f.orphanGrace <= 0, "must be positive"},
+		{"orphan-interval", f.orphanEvery <= 0, "must be positive"},
+	} {
+		if c.bad {
+			return usageError{fmt.Sprintf("%s %s: %s", dashed(c.name), given(c.name), c.want)}
+		}
+	}
+	if f.engines != "" {
+		for _, name := range strings.Split(f.engines, ",") {
+			if !slices.Contains(engineNames(), name) {
+				return usageError{fmt.Sprintf("--transcribe-engines %s: %q is no engine; allowed %s", f.engines, name, strings.Join(engineNames(), ", "))}
+			}
+		}
+	}
 	return nil
 }
 

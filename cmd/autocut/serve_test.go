@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -345,6 +346,81 @@ func TestServeUsage(t *testing.T) {
 		t.Setenv("AUTOCUT_API_KEYS", "k:pro")
 		if code := run(t.Context(), args, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, want 1 and %q in:\n%s", tc.args, code, tc.want, stderr.String())
+		}
+	}
+}
+
+// TestServeFlagValues: a value no server can run with exits 2 with the
+// flag as typed, before anything is made; serve's help and flag mistakes
+// read as every other command's.
+func TestServeFlagValues(t *testing.T) {
+	for _, name := range []string{"AUTOCUT_API_KEYS", "AUTOCUT_DATABASE", "AUTOCUT_STORAGE", "AUTOCUT_ROLE"} {
+		t.Setenv(name, "")
+	}
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--workers", "-1"}, "--workers -1: allowed 1 to 1024 (0: the number of cores)"},
+		{[]string{"--workers", "100000"}, "--workers 100000: allowed 1 to 1024"},
+		{[]string{"--workers", "many"}, "--workers many: not a whole number\nRun 'autocut help serve' for its flags."},
+		{[]string{"--max-upload-bytes", "-5"}, "--max-upload-bytes -5: must be a positive number of bytes"},
+		{[]string{"--max-upload-bytes", "0"}, "--max-upload-bytes 0: must be a positive number of bytes"},
+		{[]string{"--lease-ttl", "-1s"}, "--lease-ttl -1s: must be at least 1s"},
+		{[]string{"--lease-ttl", "10ms"}, "--lease-ttl 10ms: must be at least 1s"},
+		{[]string{"--lease-ttl", "soon"}, "--lease-ttl soon: not a duration"},
+		{[]string{"--originals-ttl", "0s"}, "--originals-ttl 0s: must be positive"},
+		{[]string{"--outputs-ttl", "-1h"}, "--outputs-ttl -1h0m0s: must be positive"},
+		{[]string{"--retention-interval", "0s"}, "--retention-interval 0s: must be positive"},
+		{[]string{"--s3-part-size", "10"}, "--s3-part-size 10: allowed S3's part sizes"},
+		{[]string{"--s3-part-size", "6000000000"}, "--s3-part-size 6000000000: allowed S3's part sizes"},
+		{[]string{"--fetch-min-rate", "-1"}, "--fetch-min-rate -1: must be at least 0"},
+		{[]string{"--max-uploads-per-key", "-1"}, "--max-uploads-per-key -1: must be at least 0"},
+		{[]string{"--transcribe-engines", "whisper,bogus"}, `"bogus" is no engine; allowed whisper, pocketsphinx, acoustic`},
+		{[]string{"--allow-private-urls=maybe"}, "--allow-private-urls maybe: want true or false"},
+		{[]string{"--bogus"}, "autocut serve: unknown flag --bogus\nRun 'autocut help serve' for its flags.\n"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		data := filepath.Join(t.TempDir(), "data")
+		var stdout, stderr bytes.Buffer
+		// (a server that starts all the same stops after a while: exit 0)
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer cancel()
+		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data}, tc.args...), &stdout, &stderr)
+		if msg := stderr.String(); code != 2 || !strings.Contains(msg, tc.says) || strings.Contains(msg, "Usage of") {
+			t.Errorf("%v: exit %d, stderr %.500q; want 2 and %q", tc.args, code, msg, tc.says)
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("%v: the data directory was made", tc.args)
+		}
+	}
+	for _, args := range [][]string{{"help", "serve"}, {"serve", "-h"}, {"serve", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), args, &stdout, &stderr)
+		if code != 0 || stderr.Len() != 0 || !strings.HasPrefix(stdout.String(), "usage: autocut serve [flags]\n") ||
+			!strings.Contains(stdout.String(), "\n  --workers int\n") || !strings.Contains(stdout.String(), "\n  --lease-ttl duration\n") {
+			t.Errorf("%v: exit %d, stderr %q, stdout:\n%s", args, code, stderr.String(), stdout.String())
+		}
+	}
+}
+
+// TestServeRoleBeforeKeys: a cluster role on SQLite is refused before a
+// key is generated (and printed) or the data directory is made.
+func TestServeRoleBeforeKeys(t *testing.T) {
+	for _, name := range []string{"AUTOCUT_API_KEYS", "AUTOCUT_DATABASE", "AUTOCUT_STORAGE", "AUTOCUT_ROLE"} {
+		t.Setenv(name, "")
+	}
+	for _, role := range []string{"api", "worker"} {
+		data := filepath.Join(t.TempDir(), "data")
+		var stderr bytes.Buffer
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer cancel()
+		code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--role", role}, io.Discard, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "role "+role+" needs a shared PostgreSQL database") || strings.Contains(stderr.String(), "created a Pro key") {
+			t.Errorf("--role %s: exit %d, stderr %q", role, code, stderr.String())
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("--role %s: the data directory was made", role)
 		}
 	}
 }

@@ -21,11 +21,11 @@ import (
 // (a cluster), else a SQLite file (default DATA/autocut.db; a sqlite://
 // prefix is allowed).
 func (f *serveFlags) openStore(ctx context.Context, role jobs.Role) (store.Store, error) {
+	if err := f.checkDatabase(role); err != nil {
+		return nil, err
+	}
 	if pgstore.IsURL(f.database) {
 		return pgstore.Open(ctx, f.database, pgstore.Options{Workers: f.workers})
-	}
-	if role != jobs.RoleAll {
-		return nil, fmt.Errorf("role %s needs a shared PostgreSQL database (--database postgres://...): a SQLite file serves one process", role)
 	}
 	path := strings.TrimPrefix(f.database, "sqlite://")
 	if path == "" {
@@ -35,6 +35,15 @@ func (f *serveFlags) openStore(ctx context.Context, role jobs.Role) (store.Store
 		return nil, fmt.Errorf("database directory: %w", err)
 	}
 	return sqlitestore.Open(ctx, path)
+}
+
+// checkDatabase refuses a role of a cluster (api, worker) on a SQLite
+// file, which serves one process.
+func (f *serveFlags) checkDatabase(role jobs.Role) error {
+	if role != jobs.RoleAll && !pgstore.IsURL(f.database) {
+		return fmt.Errorf("role %s needs a shared PostgreSQL database (--database postgres://...): a SQLite file serves one process", role)
+	}
+	return nil
 }
 
 // openJobs opens the job layer over the database and storage the flags name.

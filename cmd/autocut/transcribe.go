@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -15,7 +18,7 @@ func runTranscribe(ctx context.Context, e env) error {
 	c := newFlags("transcribe", "autocut transcribe [flags] FILE",
 		"Prints FILE's words (with times and confidences) and its filler words as JSON.")
 	c.StringVar(&lang, "lang", "", "language `code` hint: en, fr (default: automatic where the engine can)")
-	c.StringVar(&engine, "engine", "", "`engine`: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx; whisper needs a pulled model and whisper-cli)")
+	c.choice("engine", "`engine`: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx; whisper needs a pulled model and whisper-cli)", engineNames(), &engine)
 	c.StringVar(&model, "model", "", "whisper model `name` pulled with 'autocut models pull NAME' (e.g. base.en); default: the first one pulled")
 	c.StringVar(&cfg.WhisperModel, "whisper-model", cfg.WhisperModel, "whisper.cpp model `file` (env AUTOCUT_WHISPER_MODEL)")
 	c.StringVar(&cfg.WhisperCLI, "whisper-cli", cfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
@@ -34,11 +37,17 @@ func runTranscribe(ctx context.Context, e env) error {
 			return err
 		}
 	}
+	if err := checkMedia(ctx, pos[0]); err != nil {
+		return err
+	}
 	t, err := transcribe.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	tr, err := t.Transcribe(ctx, pos[0], lang, nil)
+	if errors.Is(err, transcribe.ErrLanguage) {
+		return usageError{fmt.Sprintf("--lang %s: %s", lang, strings.TrimPrefix(err.Error(), transcribe.ErrUnavailable.Error()+": "))}
+	}
 	if err != nil {
 		return err
 	}
@@ -49,3 +58,6 @@ func runTranscribe(ctx context.Context, e env) error {
 	_, err = e.stdout.Write(append(b, '\n'))
 	return err
 }
+
+// engineNames are the transcription engines transcribe.New knows.
+func engineNames() []string { return []string{"whisper", "pocketsphinx", "acoustic"} }

@@ -17,7 +17,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		log.Fatal("usage: cut IN OUT (.mp3, .wav or .m4a)")
+		log.Fatal("usage: cut IN OUT (.mp3, .wav or .m4a; .mp4 when IN is a video)")
 	}
 	in, out := os.Args[1], os.Args[2]
 	ctx := context.Background()

@@ -1,6 +1,8 @@
 // Command timelines plans a file's cuts and writes them as FCPXML and a CMX
 // 3600 EDL for an editor: go run ./examples/timelines FILE [MEDIA_PATH]
-// MEDIA_PATH is where the original lives on the editing machine.
+// MEDIA_PATH is where the original lives on the editing machine. The files
+// (FILE's name with -autocut.fcpxml, -autocut.edl) are written into the
+// current directory.
 package main
 
 import (
