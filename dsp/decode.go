@@ -145,7 +145,7 @@ func (NativeDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stre
 			s = m
 		}
 	default:
-		err = fmt.Errorf("%w: native decoder reads WAV and MP3; %s starts with %q (%s)",
+		return nil, fmt.Errorf("%w: native decoder reads WAV and MP3; %s starts with %s (%s)",
 			ErrUnsupportedFormat, name, printable(head[:min(len(head), 12)]), orUnknown(kind))
 	}
 	if err != nil {

@@ -153,6 +153,11 @@ func runCut(ctx context.Context, e env) error {
 	if err != nil {
 		return analysisError(in, err)
 	}
+	for _, w := range a.Warnings {
+		if strings.HasPrefix(w, dsp.WarnTruncated) {
+			fmt.Fprintf(e.stderr, "autocut cut: %s: warning: %s\n", filepath.Base(in), w)
+		}
+	}
 	if a.Input.Type == "video" {
 		// The decoders that read the audio do not always know the frame rate.
 		if info, perr := dsp.Probe(ctx, in); perr == nil {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autocut-dev/autocut/dsp"
 )
 
 func TestCutCommand(t *testing.T) {
@@ -246,5 +248,23 @@ func TestCutChecksTheTranscriberFirst(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("cut wrote its output")
+	}
+}
+
+// TestCutWarnsOfTruncation checks that cut says so when the WAV holds less
+// than its header gives (it cut what the file holds without a word).
+func TestCutWarnsOfTruncation(t *testing.T) {
+	in := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	st, err := os.Stat(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(in, st.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	code := run(context.Background(), []string{"cut", in, "-o", filepath.Join(t.TempDir(), "out.wav")}, &bytes.Buffer{}, &errb)
+	if code != 0 || !strings.Contains(errb.String(), "warning: "+dsp.WarnTruncated) {
+		t.Errorf("exit %d, stderr %q; want 0 and a warning that the input is truncated", code, errb.String())
 	}
 }
