@@ -112,7 +112,7 @@ func TestMessagesInUsersWords(t *testing.T) {
 		says  string
 		never []string
 	}{
-		{"the file named once by the CLI", []string{"analyze", "--decoder", "native", flac}, 1, "x.flac: unsupported format", []string{"analyse"}},
+		{"the file named once by the CLI", []string{"analyze", "--decoder", "native", flac}, 1, `unsupported format: native decoder reads WAV and MP3; x.flac starts with "fLaC`, []string{"analyse", "x.flac: ", `"\"`}},
 		{"cut names the flag", []string{"cut", "--threshold", "-10", quiet, "-o", filepath.Join(dir, "o.wav")}, 1, "(--threshold ", []string{"thresholdDb"}},
 		{"analyze's warning names the flag", []string{"analyze", "--threshold", "-10", quiet}, 0, "warning: plan: all 3.000 s would be cut (--threshold ", []string{"thresholdDb"}},
 		{"cut names the output directory", []string{"cut", quiet, "-o", "/proc/x.wav"}, 1, "cannot write in the output directory /proc: ", []string{".autocut-", "mkdir"}},
