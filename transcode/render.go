@@ -154,9 +154,11 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 //     mp3 is therefore encoded at a constant 192 kbit/s rather than VBR V2,
 //     so players that estimate the duration from the bitrate get it right;
 //     the decoded stream keeps the encoder's delay and padding (about 50 ms).
-//   - m4a, mp4, mp4_hq: fragmented MP4 (an empty index first, then
-//     self-contained fragments), which browsers, ffmpeg and current players
-//     read; some old tools want the faststart layout that Render writes.
+//   - m4a, mp4, mp4_hq: fragmented MP4 (an index without samples first,
+//     written once the first fragment is encoded so that its edit lists
+//     start the video at 0 and skip the AAC priming, then self-contained
+//     fragments), which browsers, ffmpeg and current players read; some old
+//     tools want the faststart layout that Render writes.
 //
 // Result.Size is the number of bytes written and Result.Duration the kept
 // audio's length (frames / rate); Result.Name is empty.
@@ -530,8 +532,11 @@ func encodeFFmpeg(ctx context.Context, src dsp.Source, inputPath string, info ds
 	f := src.Format()
 	mp4Flags := []string{"-movflags", "+faststart"}
 	if dst.stream {
-		// An empty index first, then fragments of about a second each.
-		mp4Flags = []string{"-movflags", "+empty_moov+default_base_moof", "-frag_duration", "1000000"}
+		// An index first, then fragments of about a second each. The index
+		// waits for the first fragment (delay_moov) so that it can carry the
+		// edit lists: without them the video starts at the encoder's
+		// reordering delay (two frames) after the audio.
+		mp4Flags = []string{"-movflags", "+empty_moov+default_base_moof+delay_moov", "-frag_duration", "1000000"}
 	}
 	args := []string{"-nostdin", "-v", "error", "-y"}
 	pcm := []string{"-f", "f32le", "-ar", strconv.Itoa(f.SampleRate), "-ac", strconv.Itoa(f.Channels), "-i", "pipe:0"}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,5 +194,54 @@ func assertDir(t *testing.T, dir string, names ...string) {
 	}
 	if strings.Join(got, " ") != strings.Join(names, " ") {
 		t.Errorf("%s holds %q, want %q", dir, got, names)
+	}
+}
+
+// TestRenderToVideoStartsAtZero: an MP4 streamed (fragmented) starts its
+// video at 0 as the file Render writes does, with the same frames. Without
+// an edit list in its index, a stream's first frame is shown at the
+// encoder's reordering delay (80 ms at 25 fps, the two B-frames libx264
+// holds back) while its audio starts at 0.
+func TestRenderToVideoStartsAtZero(t *testing.T) {
+	in := gen(t, "v.mp4", "-f", "lavfi", "-i", "testsrc=size=96x54:rate=25:duration=6",
+		"-f", "lavfi", "-i", "sine=f=440:d=6:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
+	a := analyze(t, in)
+	p := planOf(a.Input.Duration, dsp.Range{Start: 0.5, End: 2.5}, dsp.Range{Start: 3, End: 5.2})
+	var buf bytes.Buffer
+	if _, err := RenderTo(context.Background(), in, a, p, Options{Format: "mp4", Normalize: "none"}, onlyWriter{&buf}, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	streamed := filepath.Join(dir, "streamed.mp4")
+	if err := os.WriteFile(streamed, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file.mp4")
+	if _, err := Render(context.Background(), in, a, p, Options{Format: "mp4", Normalize: "none"}, file, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes()[:min(buf.Len(), 1<<16)], []byte("moof")) {
+		t.Fatalf("no moof box: not a fragmented MP4")
+	}
+	firstVideo := func(path string) (start string, frames int) {
+		b, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path).Output()
+		if err != nil {
+			t.Fatalf("ffprobe %s: %v", path, err)
+		}
+		pts := strings.Fields(string(b))
+		if len(pts) == 0 {
+			t.Fatalf("%s: no video packet", path)
+		}
+		sort.Slice(pts, func(i, j int) bool {
+			x, _ := strconv.ParseFloat(pts[i], 64)
+			y, _ := strconv.ParseFloat(pts[j], 64)
+			return x < y
+		})
+		return pts[0], len(pts)
+	}
+	s0, n0 := firstVideo(file)
+	s1, n1 := firstVideo(streamed)
+	if s0 != "0.000000" || s1 != s0 || n1 != n0 {
+		t.Errorf("first video frame at %s s of %d (file: %s s of %d), want both at 0 with the same frames", s1, n1, s0, n0)
 	}
 }
