@@ -418,3 +418,37 @@ func TestFlowInputTypeAtCreation(t *testing.T) {
 		})
 	}
 }
+
+// TestFlowAnalysisShownWhileRendering checks that what the analysis found
+// shows as soon as it is over: while the job renders, the job carries its
+// plan and its input's duration, and the timelines, preview and envelope,
+// which need only these, answer (the record was written only at the end
+// of the run, so a rendering job showed no plan, duration null and
+// timelines answering 409 processing).
+func TestFlowAnalysisShownWhileRendering(t *testing.T) {
+	eng := &gateEngine{renderGate: make(chan struct{})}
+	m := testManager(t, t.TempDir(), eng, nil)
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusRendering))
+	if j.Plan == nil || j.Input.Duration == nil || *j.Input.Duration != 4 || j.Output != nil {
+		t.Errorf("rendering job: plan %v, input %+v, output %v; want the plan, duration 4 and no output", j.Plan, j.Input, j.Output)
+	}
+	if _, err := m.TimelineSource(ctx, "o", j.ID); err != nil {
+		t.Errorf("TimelineSource while rendering: %v", err)
+	}
+	if _, err := m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{}); err != nil {
+		t.Errorf("Preview while rendering: %v", err)
+	}
+	if _, err := m.Envelope(ctx, "o", j.ID, 10); err != nil {
+		t.Errorf("Envelope while rendering: %v", err)
+	}
+	close(eng.renderGate)
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	if j.Output == nil || j.Progress != 100 {
+		t.Errorf("done job: output %v progress %v", j.Output, j.Progress)
+	}
+}
