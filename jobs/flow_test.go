@@ -452,3 +452,36 @@ func TestFlowAnalysisShownWhileRendering(t *testing.T) {
 		t.Errorf("done job: output %v progress %v", j.Output, j.Progress)
 	}
 }
+
+// TestFlowFailedJobIsNotProcessing checks what a failed job that has no
+// analysis or plan answers for the timelines, preview, envelope and a cut
+// list: not_rendered (it finished without them; a PATCH with an action
+// runs it again), never processing, which tells a client to wait for a
+// job that will not change (they answered 409 processing: "job is being
+// processed ... (status failed)").
+func TestFlowFailedJobIsNotProcessing(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{}, nil)
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, strings.NewReader("RIFF nope"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusFailed))
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, apiv1.ErrNotRendered) || ErrorCode(err) != apiv1.CodeNotRendered {
+			t.Errorf("%s of a failed job: %v (code %s), want not_rendered", what, err, ErrorCode(err))
+		}
+		if msg := ClientMessage(err); strings.Contains(msg, "being processed") || !strings.Contains(msg, "failed") {
+			t.Errorf("%s of a failed job: message %q", what, msg)
+		}
+	}
+	_, err = m.TimelineSource(ctx, "o", j.ID)
+	check("TimelineSource", err)
+	_, err = m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{})
+	check("Preview", err)
+	_, err = m.Envelope(ctx, "o", j.ID, 10)
+	check("Envelope", err)
+	_, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &[]apiv1.Range{{Start: 0, End: 1}}})
+	check("Update with cuts", err)
+}

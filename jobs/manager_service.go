@@ -326,6 +326,9 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		if p.Action == "transcribe" {
 			return nil, invalid("cuts cannot go with action transcribe: transcription plans the cuts again")
 		}
+		if rec.AnalysisKey == "" && !rec.Status.Busy() {
+			return nil, errFinishedWithout(id, rec.Status, "analysis")
+		}
 		if rec.AnalysisKey == "" {
 			return nil, fmt.Errorf("%w: job %s is not analysed yet: a cut list needs the input's duration", apiv1.ErrProcessing, id)
 		}
@@ -429,6 +432,16 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		m.deleteBlobs(context.WithoutCancel(ctx), oldOutput)
 	}
 	return rec.job(), nil
+}
+
+// errFinishedWithout is the error of a request for what a run makes (what:
+// "analysis", "plan") of a job that is no longer running and has none, a
+// failed one: apiv1.ErrNotRendered, as a download of a failed job
+// answers, not apiv1.ErrProcessing, which would tell the client to wait
+// for a job that does not change. A PATCH with an action runs it again.
+func errFinishedWithout(id string, status apiv1.Status, what string) error {
+	msg := fmt.Sprintf("job %s is %s and has no %s (see its error; PATCH action export runs it again)", id, status, what)
+	return withClientMessage(fmt.Errorf("%w: %s", apiv1.ErrNotRendered, msg), msg)
 }
 
 // Delete cancels running work and removes the job's files and record.
@@ -559,6 +572,9 @@ func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (*Timeli
 	if err != nil {
 		return nil, err
 	}
+	if (rec.Plan == nil || rec.Info == nil) && !rec.Status.Busy() {
+		return nil, errFinishedWithout(id, rec.Status, "plan")
+	}
 	if rec.Plan == nil || rec.Info == nil {
 		return nil, fmt.Errorf("%w: job %s has no plan yet (status %s)", apiv1.ErrProcessing, id, rec.Status)
 	}
@@ -570,6 +586,9 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
+	}
+	if rec.AnalysisKey == "" && !rec.Status.Busy() {
+		return nil, errFinishedWithout(id, rec.Status, "analysis")
 	}
 	if rec.AnalysisKey == "" {
 		return nil, fmt.Errorf("%w: job %s is not analysed yet", apiv1.ErrProcessing, id)
@@ -597,6 +616,9 @@ func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (*
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
+	}
+	if rec.AnalysisKey == "" && !rec.Status.Busy() {
+		return nil, errFinishedWithout(id, rec.Status, "analysis")
 	}
 	if rec.AnalysisKey == "" {
 		return nil, fmt.Errorf("%w: job %s is not analysed yet", apiv1.ErrProcessing, id)
