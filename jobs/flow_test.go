@@ -278,6 +278,10 @@ func TestFlowRetention(t *testing.T) {
 	}
 	if _, err := m.OpenOutput(ctx, "o", j.ID); !errors.Is(err, apiv1.ErrOutputExpired) {
 		t.Errorf("OpenOutput after expiry: %v, want ErrOutputExpired", err)
+	} else if msg := ClientMessage(err); strings.Contains(msg, "PATCH") || !strings.Contains(msg, "upload") {
+		// The original went first (it is kept for less time): a re-export
+		// answers original_expired, so the message must not offer one.
+		t.Errorf("OpenOutput after both expired: message %q offers a re-export or does not say to upload again", msg)
 	}
 	if j.Plan == nil || j.Status != apiv1.StatusDone {
 		t.Errorf("record after expiry: %+v", j)

@@ -493,6 +493,9 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, 
 		return nil, err
 	}
 	if rec.Output == nil || rec.OutputKey == "" {
+		if rec.OutputExpired && rec.OriginalExpired {
+			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period, and its original before it; upload the file again", apiv1.ErrOutputExpired, id)
+		}
 		if rec.OutputExpired {
 			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", apiv1.ErrOutputExpired, id)
 		}
