@@ -157,8 +157,10 @@ func TestFlowListPaging(t *testing.T) {
 	if err != nil || len(all) != 6 || next != "" {
 		t.Fatalf("List limit 500: %d jobs, next %q, err %v", len(all), next, err)
 	}
-	if _, _, err := m.List(ctx, "o", 2, "not-a-cursor"); !errors.Is(err, plan.ErrInvalidParams) {
-		t.Fatalf("bad cursor: %v", err)
+	// A cursor is a query value the server made, not a parameter with a
+	// range: one it did not make is bad_request, as a bad limit is.
+	if _, _, err := m.List(ctx, "o", 2, "not-a-cursor"); !errors.Is(err, apiv1.ErrBadRequest) || ErrorCode(err) != apiv1.CodeBadRequest {
+		t.Fatalf("bad cursor: %v (code %s), want bad_request", err, ErrorCode(err))
 	}
 }
 
