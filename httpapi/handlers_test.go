@@ -730,3 +730,31 @@ func TestPatchCuts(t *testing.T) {
 		}
 	}
 }
+
+// TestTooManyEDLEventsMessage checks the text of a 422 too_many_events
+// from the real timeline writer: it says what to ask the API for instead
+// (another kind, fewer cuts) and names no Go function (the writer's own
+// text sent clients to timeline.WriteFiles, which the API does not offer).
+func TestTooManyEDLEventsMessage(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) {
+		c.Timelines = func(w io.Writer, kind timeline.Kind, src *jobs.TimelineSource, o TimelineOptions) error {
+			keep := make([]dsp.Range, 1200)
+			for i := range keep {
+				keep[i] = dsp.Range{Start: float64(i), End: float64(i) + 0.5}
+			}
+			big := *src
+			big.Plan = &plan.Plan{Keep: keep}
+			big.Info.Duration, big.Info.SampleRate, big.Info.Channels = 1200, 48000, 1
+			return WriteTimeline(w, kind, &big, o)
+		}
+	})
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/timelines/edl", proKey, nil, nil)
+	eb := decodeErr(t, b)
+	if resp.StatusCode != http.StatusUnprocessableEntity || eb.Code != apiv1.CodeTooManyEvents {
+		t.Fatalf("%d %s, want 422 too_many_events", resp.StatusCode, eb.Code)
+	}
+	if strings.Contains(eb.Error, "WriteFiles") || !strings.Contains(eb.Error, "minSilenceSec") || !strings.Contains(eb.Error, "csv") {
+		t.Errorf("message %q: want no Go function, and another kind or a longer minSilenceSec offered", eb.Error)
+	}
+}
