@@ -151,7 +151,9 @@ func TestErrorStatuses(t *testing.T) {
 		{"404 other key's download", nil, "GET", "/api/v1/jobs/" + other + "/download", proKey, "", nil, 404, "not_found"},
 		{"404 other key's delete", nil, "DELETE", "/api/v1/jobs/" + other, proKey, "", nil, 404, "not_found"},
 		{"404 expired output", map[string]error{"OpenOutput": fmt.Errorf("wrapped: %w", apiv1.ErrOutputExpired)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 404, "output_expired"},
-		{"404 unknown timeline kind", nil, "GET", "/api/v1/jobs/" + id + "/timelines/aaf", proKey, "", nil, 404, "not_found"},
+		// The kinds are the route's: another is no such path (not_found is
+		// for a job that does not exist, and this one does).
+		{"404 unknown timeline kind", nil, "GET", "/api/v1/jobs/" + id + "/timelines/aaf", proKey, "", nil, 404, "route_not_found"},
 		{"404 route", nil, "GET", "/api/v2/jobs", proKey, "", nil, 404, "route_not_found"},
 		{"416 range outside the file", nil, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", map[string]string{"Range": "bytes=999999-"}, 416, "range_not_satisfiable"},
 		{"405 method", nil, "PUT", "/api/v1/jobs/" + id, proKey, "", nil, 405, "method_not_allowed"},
