@@ -760,3 +760,31 @@ func TestTooManyEDLEventsMessage(t *testing.T) {
 		t.Errorf("message %q: want no Go function, and another kind or a longer minSilenceSec offered", eb.Error)
 	}
 }
+
+// TestOptionsMethod checks OPTIONS, which the API does not serve (no CORS,
+// no OPTIONS operation in the OpenAPI document): 405 method_not_allowed as
+// JSON, like any other method a path lacks, with an Allow header naming
+// the documented methods only. The router answered it itself: 200 with an
+// empty body, no key asked, and OPTIONS in every 405's Allow.
+func TestOptionsMethod(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	for path, allow := range map[string]string{
+		"/api/v1/jobs":                        "GET, POST",
+		"/api/v1/jobs/" + id:                  "DELETE, GET, PATCH",
+		"/api/v1/jobs/" + id + "/download":    "GET, HEAD",
+		"/api/v1/jobs/" + id + "/timelines/x": "GET",
+	} {
+		resp, b := e.call(t, "OPTIONS", path, "", nil, nil)
+		if eb := decodeErr(t, b); resp.StatusCode != http.StatusMethodNotAllowed || eb.Code != apiv1.CodeMethodNotAllowed {
+			t.Errorf("OPTIONS %s: %d %s, want 405 method_not_allowed", path, resp.StatusCode, eb.Code)
+		}
+		if got := resp.Header.Get("Allow"); got != allow {
+			t.Errorf("OPTIONS %s: Allow %q, want %q", path, got, allow)
+		}
+		resp, _ = e.call(t, "PUT", path, proKey, nil, nil)
+		if got := resp.Header.Get("Allow"); got != allow {
+			t.Errorf("PUT %s: Allow %q, want %q", path, got, allow)
+		}
+	}
+}
