@@ -478,7 +478,7 @@ func TestFlowFailedJobIsNotProcessing(t *testing.T) {
 		if !errors.Is(err, apiv1.ErrNotRendered) || ErrorCode(err) != apiv1.CodeNotRendered {
 			t.Errorf("%s of a failed job: %v (code %s), want not_rendered", what, err, ErrorCode(err))
 		}
-		if msg := ClientMessage(err); strings.Contains(msg, "being processed") || !strings.Contains(msg, "failed") {
+		if msg := ClientMessage(err); strings.Contains(msg, "is being processed") || !strings.Contains(msg, "failed") {
 			t.Errorf("%s of a failed job: message %q", what, msg)
 		}
 	}

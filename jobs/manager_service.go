@@ -440,7 +440,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 // answers, not apiv1.ErrProcessing, which would tell the client to wait
 // for a job that does not change. A PATCH with an action runs it again.
 func errFinishedWithout(id string, status apiv1.Status, what string) error {
-	msg := fmt.Sprintf("job %s is %s and has no %s (see its error; PATCH action export runs it again)", id, status, what)
+	msg := fmt.Sprintf("job %s has no %s and is not being processed (status %s): see its error; PATCH action export runs it again", id, what, status)
 	return withClientMessage(fmt.Errorf("%w: %s", apiv1.ErrNotRendered, msg), msg)
 }
 
