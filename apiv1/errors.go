@@ -72,7 +72,9 @@ var codeTable = [...]struct {
 	{CodeRangeNotSatisfiable, http.StatusRequestedRangeNotSatisfiable, InResponse},
 	{CodeProcessing, http.StatusConflict, InResponse},
 	// A download of a finished job that has no rendered file (autoExport
-	// false, or a failed job): a PATCH with action export makes one.
+	// false, or a failed job), or the timelines, preview or envelope of a
+	// job that failed before its plan or analysis was made: a PATCH with
+	// action export runs it again.
 	{CodeNotRendered, http.StatusConflict, InResponse},
 	{CodeFileTooLarge, http.StatusRequestEntityTooLarge, InResponse},
 	// A JSON request body (Form A, PATCH) over its limit.

@@ -8,8 +8,11 @@ import (
 	"github.com/autocut-dev/autocut/jobs"
 )
 
-// errUnknownTimelineKind answers a timeline route with an unknown kind.
-var errUnknownTimelineKind = apiv1.NewError(apiv1.CodeNotFound, "unknown timeline kind")
+// errUnknownTimelineKind answers a timeline route with an unknown kind:
+// the kinds are part of the route (the OpenAPI path's enum), so another is
+// no such path, route_not_found; not_found would say that the job does
+// not exist.
+var errUnknownTimelineKind = apiv1.NewError(apiv1.CodeRouteNotFound, "no such route: unknown timeline kind")
 
 // statusOf returns the HTTP status and machine code of err: the code is
 // the job layer's (jobs.ErrorCode, the same a failed job records), the

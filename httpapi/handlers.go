@@ -295,7 +295,7 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request, ps httprouter.
 	}
 	var buf bytes.Buffer // timelines are small (one entry per kept range)
 	if err := s.cfg.Timelines(&buf, kind, src, o); err != nil {
-		writeError(w, fmt.Errorf("timeline %s: %w", kind, err))
+		writeError(w, timelineError(kind, err))
 		return
 	}
 	base := strings.TrimSuffix(src.Info.Name, path.Ext(src.Info.Name))
@@ -308,6 +308,29 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request, ps httprouter.
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
 	_, _ = buf.WriteTo(w)
+}
+
+// timelineError words a timeline writer's error for the client. An EDL
+// over 999 events says what to ask the API for instead: the writer's own
+// text sends Go callers to timeline.WriteFiles, which splits the list into
+// files, something the API does not offer.
+func timelineError(kind timeline.Kind, err error) error {
+	if errors.Is(err, timeline.ErrTooManyEvents) {
+		return fmt.Errorf("%w: a CMX 3600 EDL holds at most 999 events and this plan needs more; "+
+			"ask for another kind (%s) or for fewer cuts (a longer minSilenceSec)", timeline.ErrTooManyEvents, otherKinds(kind))
+	}
+	return fmt.Errorf("timeline %s: %w", kind, err)
+}
+
+// otherKinds names the timeline kinds other than k for messages.
+func otherKinds(k timeline.Kind) string {
+	var names []string
+	for _, o := range timeline.Kinds() {
+		if o != k {
+			names = append(names, string(o))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // timelineOptions parses mediaPath, rate (timeline.ParseRate),

@@ -151,7 +151,9 @@ func TestErrorStatuses(t *testing.T) {
 		{"404 other key's download", nil, "GET", "/api/v1/jobs/" + other + "/download", proKey, "", nil, 404, "not_found"},
 		{"404 other key's delete", nil, "DELETE", "/api/v1/jobs/" + other, proKey, "", nil, 404, "not_found"},
 		{"404 expired output", map[string]error{"OpenOutput": fmt.Errorf("wrapped: %w", apiv1.ErrOutputExpired)}, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", nil, 404, "output_expired"},
-		{"404 unknown timeline kind", nil, "GET", "/api/v1/jobs/" + id + "/timelines/aaf", proKey, "", nil, 404, "not_found"},
+		// The kinds are the route's: another is no such path (not_found is
+		// for a job that does not exist, and this one does).
+		{"404 unknown timeline kind", nil, "GET", "/api/v1/jobs/" + id + "/timelines/aaf", proKey, "", nil, 404, "route_not_found"},
 		{"404 route", nil, "GET", "/api/v2/jobs", proKey, "", nil, 404, "route_not_found"},
 		{"416 range outside the file", nil, "GET", "/api/v1/jobs/" + id + "/download", proKey, "", map[string]string{"Range": "bytes=999999-"}, 416, "range_not_satisfiable"},
 		{"405 method", nil, "PUT", "/api/v1/jobs/" + id, proKey, "", nil, 405, "method_not_allowed"},
@@ -727,6 +729,62 @@ func TestPatchCuts(t *testing.T) {
 	for _, bad := range []string{`{"cuts":[{"start":"1","end":2}]}`, `{"cuts":{"start":1}}`, `{"cuts":[{"start":1,"end":2,"why":"x"}]}`} {
 		if resp, body := e.call(t, "PATCH", "/api/v1/jobs/"+id, proKey, strings.NewReader(bad), map[string]string{"Content-Type": "application/json"}); resp.StatusCode != 400 {
 			t.Errorf("%s: %d %s", bad, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestTooManyEDLEventsMessage checks the text of a 422 too_many_events
+// from the real timeline writer: it says what to ask the API for instead
+// (another kind, fewer cuts) and names no Go function (the writer's own
+// text sent clients to timeline.WriteFiles, which the API does not offer).
+func TestTooManyEDLEventsMessage(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) {
+		c.Timelines = func(w io.Writer, kind timeline.Kind, src *jobs.TimelineSource, o TimelineOptions) error {
+			keep := make([]dsp.Range, 1200)
+			for i := range keep {
+				keep[i] = dsp.Range{Start: float64(i), End: float64(i) + 0.5}
+			}
+			big := *src
+			big.Plan = &plan.Plan{Keep: keep}
+			big.Info.Duration, big.Info.SampleRate, big.Info.Channels = 1200, 48000, 1
+			return WriteTimeline(w, kind, &big, o)
+		}
+	})
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/timelines/edl", proKey, nil, nil)
+	eb := decodeErr(t, b)
+	if resp.StatusCode != http.StatusUnprocessableEntity || eb.Code != apiv1.CodeTooManyEvents {
+		t.Fatalf("%d %s, want 422 too_many_events", resp.StatusCode, eb.Code)
+	}
+	if strings.Contains(eb.Error, "WriteFiles") || !strings.Contains(eb.Error, "minSilenceSec") || !strings.Contains(eb.Error, "csv") {
+		t.Errorf("message %q: want no Go function, and another kind or a longer minSilenceSec offered", eb.Error)
+	}
+}
+
+// TestOptionsMethod checks OPTIONS, which the API does not serve (no CORS,
+// no OPTIONS operation in the OpenAPI document): 405 method_not_allowed as
+// JSON, like any other method a path lacks, with an Allow header naming
+// the documented methods only. The router answered it itself: 200 with an
+// empty body, no key asked, and OPTIONS in every 405's Allow.
+func TestOptionsMethod(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	for path, allow := range map[string]string{
+		"/api/v1/jobs":                        "GET, POST",
+		"/api/v1/jobs/" + id:                  "DELETE, GET, PATCH",
+		"/api/v1/jobs/" + id + "/download":    "GET, HEAD",
+		"/api/v1/jobs/" + id + "/timelines/x": "GET",
+	} {
+		resp, b := e.call(t, "OPTIONS", path, "", nil, nil)
+		if eb := decodeErr(t, b); resp.StatusCode != http.StatusMethodNotAllowed || eb.Code != apiv1.CodeMethodNotAllowed {
+			t.Errorf("OPTIONS %s: %d %s, want 405 method_not_allowed", path, resp.StatusCode, eb.Code)
+		}
+		if got := resp.Header.Get("Allow"); got != allow {
+			t.Errorf("OPTIONS %s: Allow %q, want %q", path, got, allow)
+		}
+		resp, _ = e.call(t, "PUT", path, proKey, nil, nil)
+		if got := resp.Header.Get("Allow"); got != allow {
+			t.Errorf("PUT %s: Allow %q, want %q", path, got, allow)
 		}
 	}
 }

@@ -157,11 +157,18 @@ func newServer(cfg Config) (*server, http.Handler) {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
+	// No OPTIONS: the API has no CORS and documents no OPTIONS operation,
+	// so OPTIONS answers 405 as JSON like any method a path lacks (the
+	// router's own answer was 200 with an empty body, without a key) and
+	// Allow names the documented methods only.
+	r.HandleOPTIONS = false
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		writeError(w, fmt.Errorf("%w: %s", apiv1.ErrRouteNotFound, req.URL.Path))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		writeError(w, fmt.Errorf("%w: %s %s (allowed: %s)", apiv1.ErrMethodNotAllowed, req.Method, req.URL.Path, w.Header().Get("Allow")))
+		allow := withoutOptions(w.Header().Get("Allow"))
+		w.Header().Set("Allow", allow)
+		writeError(w, fmt.Errorf("%w: %s %s (allowed: %s)", apiv1.ErrMethodNotAllowed, req.Method, req.URL.Path, allow))
 	})
 	r.PanicHandler = nil // recovery is the outer middleware, so it also covers NotFound handlers
 
@@ -209,6 +216,18 @@ func newServer(cfg Config) (*server, http.Handler) {
 		handle(http.MethodGet, "/static/*file", page, false)
 	}
 	return s, s.middleware(r)
+}
+
+// withoutOptions drops OPTIONS from the Allow list httprouter makes (it
+// names OPTIONS even when the router does not answer it).
+func withoutOptions(allow string) string {
+	var out []string
+	for _, m := range strings.Split(allow, ",") {
+		if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 type identityKey struct{}

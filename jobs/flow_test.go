@@ -157,8 +157,10 @@ func TestFlowListPaging(t *testing.T) {
 	if err != nil || len(all) != 6 || next != "" {
 		t.Fatalf("List limit 500: %d jobs, next %q, err %v", len(all), next, err)
 	}
-	if _, _, err := m.List(ctx, "o", 2, "not-a-cursor"); !errors.Is(err, plan.ErrInvalidParams) {
-		t.Fatalf("bad cursor: %v", err)
+	// A cursor is a query value the server made, not a parameter with a
+	// range: one it did not make is bad_request, as a bad limit is.
+	if _, _, err := m.List(ctx, "o", 2, "not-a-cursor"); !errors.Is(err, apiv1.ErrBadRequest) || ErrorCode(err) != apiv1.CodeBadRequest {
+		t.Fatalf("bad cursor: %v (code %s), want bad_request", err, ErrorCode(err))
 	}
 }
 
@@ -278,6 +280,10 @@ func TestFlowRetention(t *testing.T) {
 	}
 	if _, err := m.OpenOutput(ctx, "o", j.ID); !errors.Is(err, apiv1.ErrOutputExpired) {
 		t.Errorf("OpenOutput after expiry: %v, want ErrOutputExpired", err)
+	} else if msg := ClientMessage(err); strings.Contains(msg, "PATCH") || !strings.Contains(msg, "upload") {
+		// The original went first (it is kept for less time): a re-export
+		// answers original_expired, so the message must not offer one.
+		t.Errorf("OpenOutput after both expired: message %q offers a re-export or does not say to upload again", msg)
 	}
 	if j.Plan == nil || j.Status != apiv1.StatusDone {
 		t.Errorf("record after expiry: %+v", j)
@@ -417,4 +423,71 @@ func TestFlowInputTypeAtCreation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFlowAnalysisShownWhileRendering checks that what the analysis found
+// shows as soon as it is over: while the job renders, the job carries its
+// plan and its input's duration, and the timelines, preview and envelope,
+// which need only these, answer (the record was written only at the end
+// of the run, so a rendering job showed no plan, duration null and
+// timelines answering 409 processing).
+func TestFlowAnalysisShownWhileRendering(t *testing.T) {
+	eng := &gateEngine{renderGate: make(chan struct{})}
+	m := testManager(t, t.TempDir(), eng, nil)
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusRendering))
+	if j.Plan == nil || j.Input.Duration == nil || *j.Input.Duration != 4 || j.Output != nil {
+		t.Errorf("rendering job: plan %v, input %+v, output %v; want the plan, duration 4 and no output", j.Plan, j.Input, j.Output)
+	}
+	if _, err := m.TimelineSource(ctx, "o", j.ID); err != nil {
+		t.Errorf("TimelineSource while rendering: %v", err)
+	}
+	if _, err := m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{}); err != nil {
+		t.Errorf("Preview while rendering: %v", err)
+	}
+	if _, err := m.Envelope(ctx, "o", j.ID, 10); err != nil {
+		t.Errorf("Envelope while rendering: %v", err)
+	}
+	close(eng.renderGate)
+	j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	if j.Output == nil || j.Progress != 100 {
+		t.Errorf("done job: output %v progress %v", j.Output, j.Progress)
+	}
+}
+
+// TestFlowFailedJobIsNotProcessing checks what a failed job that has no
+// analysis or plan answers for the timelines, preview, envelope and a cut
+// list: not_rendered (it finished without them; a PATCH with an action
+// runs it again), never processing, which tells a client to wait for a
+// job that will not change (they answered 409 processing: "job is being
+// processed ... (status failed)").
+func TestFlowFailedJobIsNotProcessing(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{}, nil)
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, strings.NewReader("RIFF nope"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusFailed))
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, apiv1.ErrNotRendered) || ErrorCode(err) != apiv1.CodeNotRendered {
+			t.Errorf("%s of a failed job: %v (code %s), want not_rendered", what, err, ErrorCode(err))
+		}
+		if msg := ClientMessage(err); strings.Contains(msg, "is being processed") || !strings.Contains(msg, "failed") {
+			t.Errorf("%s of a failed job: message %q", what, msg)
+		}
+	}
+	_, err = m.TimelineSource(ctx, "o", j.ID)
+	check("TimelineSource", err)
+	_, err = m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{})
+	check("Preview", err)
+	_, err = m.Envelope(ctx, "o", j.ID, 10)
+	check("Envelope", err)
+	_, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &[]apiv1.Range{{Start: 0, End: 1}}})
+	check("Update with cuts", err)
 }

@@ -326,6 +326,9 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		if p.Action == "transcribe" {
 			return nil, invalid("cuts cannot go with action transcribe: transcription plans the cuts again")
 		}
+		if rec.AnalysisKey == "" && !rec.Status.Busy() {
+			return nil, errFinishedWithout(id, rec.Status, "analysis")
+		}
 		if rec.AnalysisKey == "" {
 			return nil, fmt.Errorf("%w: job %s is not analysed yet: a cut list needs the input's duration", apiv1.ErrProcessing, id)
 		}
@@ -431,6 +434,16 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 	return rec.job(), nil
 }
 
+// errFinishedWithout is the error of a request for what a run makes (what:
+// "analysis", "plan") of a job that is no longer running and has none, a
+// failed one: apiv1.ErrNotRendered, as a download of a failed job
+// answers, not apiv1.ErrProcessing, which would tell the client to wait
+// for a job that does not change. A PATCH with an action runs it again.
+func errFinishedWithout(id string, status apiv1.Status, what string) error {
+	msg := fmt.Sprintf("job %s has no %s and is not being processed (status %s): see its error; PATCH action export runs it again", id, what, status)
+	return withClientMessage(fmt.Errorf("%w: %s", apiv1.ErrNotRendered, msg), msg)
+}
+
 // Delete cancels running work and removes the job's files and record.
 func (m *Manager) Delete(ctx context.Context, owner, id string) error {
 	var rec *record
@@ -480,6 +493,9 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, 
 		return nil, err
 	}
 	if rec.Output == nil || rec.OutputKey == "" {
+		if rec.OutputExpired && rec.OriginalExpired {
+			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period, and its original before it; upload the file again", apiv1.ErrOutputExpired, id)
+		}
 		if rec.OutputExpired {
 			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", apiv1.ErrOutputExpired, id)
 		}
@@ -559,6 +575,9 @@ func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (*Timeli
 	if err != nil {
 		return nil, err
 	}
+	if (rec.Plan == nil || rec.Info == nil) && !rec.Status.Busy() {
+		return nil, errFinishedWithout(id, rec.Status, "plan")
+	}
 	if rec.Plan == nil || rec.Info == nil {
 		return nil, fmt.Errorf("%w: job %s has no plan yet (status %s)", apiv1.ErrProcessing, id, rec.Status)
 	}
@@ -570,6 +589,9 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
+	}
+	if rec.AnalysisKey == "" && !rec.Status.Busy() {
+		return nil, errFinishedWithout(id, rec.Status, "analysis")
 	}
 	if rec.AnalysisKey == "" {
 		return nil, fmt.Errorf("%w: job %s is not analysed yet", apiv1.ErrProcessing, id)
@@ -597,6 +619,9 @@ func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (*
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
+	}
+	if rec.AnalysisKey == "" && !rec.Status.Busy() {
+		return nil, errFinishedWithout(id, rec.Status, "analysis")
 	}
 	if rec.AnalysisKey == "" {
 		return nil, fmt.Errorf("%w: job %s is not analysed yet", apiv1.ErrProcessing, id)

@@ -104,11 +104,15 @@ type Service interface {
 	// (apiv1.ErrOriginalExpired after its retention period).
 	OpenOriginal(ctx context.Context, owner, id string) (*Download, error)
 	// TimelineSource returns the plan and input info for timeline exports
-	// (apiv1.ErrProcessing before the plan exists).
+	// (apiv1.ErrProcessing while the job runs without a plan,
+	// apiv1.ErrNotRendered when it failed without one).
 	TimelineSource(ctx context.Context, owner, id string) (*TimelineSource, error)
-	// Preview re-plans from the stored analysis with other params, without rendering.
+	// Preview re-plans from the stored analysis with other params, without
+	// rendering (apiv1.ErrProcessing while the job runs without an
+	// analysis, apiv1.ErrNotRendered when it failed without one).
 	Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Plan, error)
 	// Envelope returns a downsampled level envelope of the original (about
-	// points values, dBFS) and the levels the analysis measured.
+	// points values, dBFS) and the levels the analysis measured (errors as
+	// Preview's).
 	Envelope(ctx context.Context, owner, id string, points int) (*Envelope, error)
 }

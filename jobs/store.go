@@ -171,5 +171,5 @@ func decodeCursor(s string) (int64, string, error) {
 			return n, id, nil
 		}
 	}
-	return 0, "", fmt.Errorf("%w: cursor is not one this server returned", plan.ErrInvalidParams)
+	return 0, "", fmt.Errorf("%w: cursor is not one this server returned", apiv1.ErrBadRequest)
 }

@@ -274,23 +274,32 @@ func (r *run) do(ctx context.Context) error {
 	return nil
 }
 
-// enter starts a phase: status set, progress at the phase's start.
+// enter starts a phase: status set, progress at the phase's start. It saves
+// the whole record, so that what the earlier phases found (the input's
+// duration and type, the analysis, the plan) shows while this phase runs:
+// a rendering job has its plan and timelines.
 func (r *run) enter(ctx context.Context, status apiv1.Status) error {
 	r.status = status
 	r.rec.Status = status
-	return r.progress(ctx, 0, true)
+	r.lastPct, r.lastSave = r.percent(0), time.Now()
+	r.rec.Progress = r.lastPct
+	r.rec.UpdatedAt = r.lastSave.UTC()
+	return saveRecord(ctx, r.m.db.write, r.rec, r.gen)
+}
+
+// percent is the job's progress at the fraction f of the current phase:
+// never under the floor, 100 only when done.
+func (r *run) percent(f float64) float64 {
+	pct := 100 * (float64(r.phase) + min(max(f, 0), 1)) / float64(r.phases)
+	pct = float64(int(pct*10)) / 10
+	return min(max(pct, r.floor), 99.9)
 }
 
 // progress records the fraction f of the current phase (throttled).
-func (r *run) progress(ctx context.Context, f float64, force bool) error {
-	pct := 100 * (float64(r.phase) + min(max(f, 0), 1)) / float64(r.phases)
-	pct = float64(int(pct*10)) / 10
-	pct = max(pct, r.floor)
-	if pct >= 100 {
-		pct = 99.9 // 100 only when done
-	}
+func (r *run) progress(ctx context.Context, f float64) error {
+	pct := r.percent(f)
 	// Throttled: at most every 250 ms unless it moved 10 points.
-	if d := pct - r.lastPct; !force && (d < 1 || (d < 10 && time.Since(r.lastSave) < 250*time.Millisecond)) {
+	if d := pct - r.lastPct; d < 1 || (d < 10 && time.Since(r.lastSave) < 250*time.Millisecond) {
 		return nil
 	}
 	r.lastPct, r.lastSave = pct, time.Now()
@@ -301,7 +310,7 @@ func (r *run) progress(ctx context.Context, f float64, force bool) error {
 // progressFunc adapts progress for dsp.Progress callbacks.
 func (r *run) progressFunc(ctx context.Context) dsp.Progress {
 	return func(f float64) {
-		if err := r.progress(ctx, f, false); err != nil && errors.Is(err, errStale) {
+		if err := r.progress(ctx, f); err != nil && errors.Is(err, errStale) {
 			r.log.Info("progress: job changed meanwhile")
 		}
 	}

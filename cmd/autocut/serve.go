@@ -162,8 +162,12 @@ func runServe(ctx context.Context, e env) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// OPTIONS * goes to the handler, which answers it as OPTIONS on
+		// any path (405 method_not_allowed as JSON): net/http would answer
+		// it itself, 200 with an empty body.
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:                  func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	workers := f.workers
 	if workers <= 0 {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -422,5 +423,35 @@ func TestServeRoleBeforeKeys(t *testing.T) {
 		if _, err := os.Stat(data); err == nil {
 			t.Errorf("--role %s: the data directory was made", role)
 		}
+	}
+}
+
+// TestServeOptionsAsterisk checks the server-wide OPTIONS * of the real
+// server: 405 method_not_allowed as JSON with a request id, as OPTIONS on
+// any path answers (the API serves no OPTIONS). net/http answered it
+// itself, before the handler: 200 with an empty body and no request id.
+func TestServeOptionsAsterisk(t *testing.T) {
+	bin := buildBinary(t)
+	s := startServer(t, bin, t.TempDir(), []string{"AUTOCUT_API_KEYS=k:pro"})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var eb struct{ Error, Code string }
+	if err := json.Unmarshal(b, &eb); err != nil || resp.StatusCode != http.StatusMethodNotAllowed || eb.Code != "method_not_allowed" {
+		t.Errorf("OPTIONS *: %d %q (%v), want 405 method_not_allowed as JSON", resp.StatusCode, b, err)
+	}
+	if resp.Header.Get("X-Request-Id") == "" || strings.Contains(resp.Header.Get("Allow"), "OPTIONS") {
+		t.Errorf("OPTIONS *: X-Request-Id %q, Allow %q", resp.Header.Get("X-Request-Id"), resp.Header.Get("Allow"))
 	}
 }
