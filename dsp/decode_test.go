@@ -340,6 +340,32 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// TestNilInput: a nil reader or source is an error naming it, not a panic.
+func TestNilInput(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"AnalyzeReader", func() error { _, err := AnalyzeReader(ctx, nil, "x", AnalyzeOptions{}); return err }},
+		{"AnalyzeReader, native", func() error {
+			_, err := AnalyzeReader(ctx, nil, "x", AnalyzeOptions{Decoder: NativeDecoder{}})
+			return err
+		}},
+		{"Decode", func() error { _, err := Decode(ctx, nil, "x"); return err }},
+		{"NativeDecoder", func() error { _, err := NativeDecoder{}.Decode(ctx, nil, "x"); return err }},
+		{"FFmpegDecoder", func() error { _, err := FFmpegDecoder{}.Decode(ctx, nil, "x"); return err }},
+		{"NewWAVReader", func() error { _, err := NewWAVReader(nil); return err }},
+		{"Analyze", func() error { _, err := Analyze(ctx, nil, Info{Name: "x"}, nil); return err }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.f(); err == nil || !strings.Contains(err.Error(), "nil") {
+				t.Errorf("err %v, want one naming the nil input", err)
+			}
+		})
+	}
+}
+
 func TestFFmpegCancel(t *testing.T) {
 	path := ffmpegGen(t, "long.flac", "-f", "lavfi", "-i", "sine=d=120")
 	ctx, cancel := context.WithCancel(context.Background())

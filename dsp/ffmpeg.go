@@ -294,6 +294,9 @@ func (d FFmpegDecoder) Open(ctx context.Context, path string) (Stream, error) {
 // ErrNotStreamable for an MP4/MOV whose index follows its media (see
 // NeedsSeek). The Stream does not close r.
 func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stream, error) {
+	if r == nil {
+		return nil, errNilReader(name)
+	}
 	if path, ok := filePath(r); ok {
 		// ffprobe and ffmpeg run side by side (ffprobe costs a process
 		// start and a read of the headers): ffmpeg's WAV header gives the

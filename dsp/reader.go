@@ -32,6 +32,9 @@ type AnalyzeOptions struct {
 // any other reader is read once, front to back, so the input may be a
 // network body or a pipe (but see ErrNotStreamable).
 func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptions) (*Analysis, error) {
+	if r == nil {
+		return nil, errNilReader(name)
+	}
 	dec := o.Decoder
 	if dec == nil {
 		dec = AutoDecoder{}
