@@ -295,8 +295,8 @@ func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 	return fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
 }
 
-// WriteFiles writes the timelines of kinds into dir as <stem>-autocut.<ext>
-// and returns the paths written. An EDL past 999 events is split into
+// WriteFiles writes the timelines of kinds into dir (created if missing) as
+// <stem>-autocut.<ext> and returns the paths written. An EDL past 999 events is split into
 // <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated).
 func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Options) ([]string, error) {
 	e, err := newEdit(keep, m, o)

@@ -35,8 +35,8 @@ var ErrFFmpegMissing = dsp.ErrFFmpegMissing
 
 // Options are the export settings of a render.
 type Options struct {
-	Format    string // mp3, mp3_320, wav, m4a, mp4, mp4_hq
-	Normalize string // none, podcast, youtube
+	Format    string // mp3, mp3_320, wav, m4a, mp4, mp4_hq; "" is invalid (DefaultFormat is the API's and CLI's choice)
+	Normalize string // none, podcast, youtube; "" is none
 	Denoise   bool
 	Rumble    bool
 	FFmpeg    string // ffmpeg binary; "" means ffmpeg on PATH
@@ -50,7 +50,9 @@ type Result struct {
 	Duration float64
 	Name     string // file name (Render), "" (RenderTo)
 	Size     int64  // bytes written
-	// LoudnessIn is the measured integrated loudness before the normalization gain (LUFS).
+	// LoudnessIn is the measured integrated loudness before the
+	// normalization gain (LUFS); -Inf (math.Inf(-1), which encoding/json
+	// refuses) when Normalize asks for none, as nothing is measured then.
 	LoudnessIn float64
 	// GainDb is the normalization gain applied.
 	GainDb float64
