@@ -17,7 +17,8 @@ import (
 
 // ErrInvalidOptions reports timeline options that cannot be honoured (an
 // unknown kind or version, drop-frame at a rate that has none, an edit rate
-// ParseRate would refuse) or kept ranges that are not times (NaN, infinite).
+// ParseRate would refuse) or media and kept ranges that are not times (a
+// media duration not over 0, a NaN or infinite range).
 var ErrInvalidOptions = errors.New("invalid timeline options")
 
 // ErrTooManyEvents reports an EDL past CMX 3600's 999 events; WriteFiles
@@ -228,6 +229,9 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 		rate = m.FrameRate
 	} else if rate != (dsp.Rational{}) && !rateOK(rate) {
 		return nil, fmt.Errorf("%w: rate %s: want a frame rate from %d to %d such as 25, 29.97 or 30000/1001", ErrInvalidOptions, rate, MinRate, MaxRate)
+	}
+	if !(m.Duration > 0) || math.IsInf(m.Duration, 0) {
+		return nil, fmt.Errorf("%w: media duration %v s: want a positive length", ErrInvalidOptions, m.Duration)
 	}
 	for i, r := range keep {
 		if math.IsNaN(r.Start) || math.IsNaN(r.End) || math.IsInf(r.Start, 0) || math.IsInf(r.End, 0) {

@@ -722,11 +722,12 @@ func TestFormatNamesAndRates(t *testing.T) {
 	}
 }
 
-// TestWriteRejectsBadRatesAndTimes: an edit rate ParseRate would refuse
-// and kept ranges that are not times are ErrInvalidOptions for every kind;
-// they were written (a negative or zero-denominator rate as 30 fps, 100000
-// fps as such, a NaN start as frame 0). The zero Rate is still 30, and a
-// video's own rate is not judged by Options.Rate.
+// TestWriteRejectsBadRatesAndTimes: an edit rate ParseRate would refuse,
+// kept ranges that are not times and a media duration not over 0 are
+// ErrInvalidOptions for every kind; they were written (a negative or
+// zero-denominator rate as 30 fps, 100000 fps as such, a NaN start as
+// frame 0) or called ErrNoWholeFrame (no duration). The zero Rate is
+// still 30, and a video's own rate is not judged by Options.Rate.
 func TestWriteRejectsBadRatesAndTimes(t *testing.T) {
 	m := Media{Name: "a", File: "a.wav", Path: "a.wav", Duration: 10, SampleRate: 48000, Channels: 2}
 	video := m
@@ -749,6 +750,9 @@ func TestWriteRejectsBadRatesAndTimes(t *testing.T) {
 		{"under MinRate", keep, m, dsp.Rational{Num: 1, Den: 2}, ErrInvalidOptions},
 		{"NaN start", []dsp.Range{{Start: math.NaN(), End: 2}}, m, dsp.Rational{}, ErrInvalidOptions},
 		{"infinite end", []dsp.Range{{Start: 1, End: math.Inf(1)}}, m, dsp.Rational{}, ErrInvalidOptions},
+		{"no media duration", keep, Media{Name: "a", File: "a.wav"}, dsp.Rational{}, ErrInvalidOptions}, // was ErrNoWholeFrame
+		{"negative media duration", keep, Media{Name: "a", File: "a.wav", Duration: -1}, dsp.Rational{}, ErrInvalidOptions},
+		{"NaN media duration", keep, Media{Name: "a", File: "a.wav", Duration: math.NaN()}, dsp.Rational{}, ErrInvalidOptions},
 	} {
 		for _, k := range Kinds() {
 			err := Write(io.Discard, k, c.keep, c.m, Options{Rate: c.rate})
