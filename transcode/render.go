@@ -85,7 +85,8 @@ func (o Options) Validate(info dsp.Info) error {
 // file out. a is the input's analysis (for its duration, loudness blocks and
 // noise). Progress reports the fraction of the output written.
 //
-// Before any work, a nil analysis or one without a sample format wraps
+// Before any work, a nil analysis or one whose sample format the analyzer
+// does not measure (dsp.MinSampleRate, dsp.MaxChannels) wraps
 // plan.ErrBadAnalysis; a nil plan, kept ranges that are not finite, sorted,
 // disjoint and within the analysed input, invalid options (Validate) or an
 // empty out wrap plan.ErrInvalidParams; a plan with nothing to keep is
@@ -192,7 +193,7 @@ func RenderTo(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Pl
 const keepSlackSec = 0.001
 
 // checkInput checks what Render and RenderTo are given before any work:
-// an analysis with a format (else plan.ErrBadAnalysis), the options
+// an analysis with a format the analyzer measures (else plan.ErrBadAnalysis), the options
 // (Validate) and a plan whose kept ranges are finite, sorted, disjoint and
 // within the analysed input (else plan.ErrInvalidParams), of which one at
 // least is not empty (else plan.ErrNothingToKeep).
@@ -200,8 +201,8 @@ func checkInput(a *dsp.Analysis, p *plan.Plan, o Options) error {
 	if a == nil {
 		return fmt.Errorf("render: nil analysis: %w", plan.ErrBadAnalysis)
 	}
-	if a.Input.SampleRate <= 0 || a.Input.Channels <= 0 {
-		return fmt.Errorf("render: analysis of %d Hz x %d channels: %w", a.Input.SampleRate, a.Input.Channels, plan.ErrBadAnalysis)
+	if in := a.Input; in.SampleRate < dsp.MinSampleRate || in.SampleRate > dsp.MaxSampleRate || in.Channels < 1 || in.Channels > dsp.MaxChannels {
+		return fmt.Errorf("render: analysis of %d Hz x %d channels: %w", in.SampleRate, in.Channels, plan.ErrBadAnalysis)
 	}
 	if err := o.Validate(a.Input); err != nil {
 		return err

@@ -306,6 +306,8 @@ func TestRenderBadArguments(t *testing.T) {
 	good := planOf(3, dsp.Range{Start: 0, End: 2})
 	noFormat := *a
 	noFormat.Input.SampleRate = 0
+	hugeRate := *a
+	hugeRate.Input.SampleRate = 1 << 40
 	tests := []struct {
 		name string
 		a    *dsp.Analysis
@@ -315,6 +317,7 @@ func TestRenderBadArguments(t *testing.T) {
 	}{
 		{"nil analysis", nil, good, "x.wav", plan.ErrBadAnalysis},
 		{"analysis without format", &noFormat, good, "x.wav", plan.ErrBadAnalysis},
+		{"analysis at 2^40 Hz", &hugeRate, good, "x.wav", plan.ErrBadAnalysis}, // had not returned after 20 s
 		{"nil plan", a, nil, "x.wav", plan.ErrInvalidParams},
 		{"NaN start", a, planOf(3, dsp.Range{Start: math.NaN(), End: 2}), "x.wav", plan.ErrInvalidParams},
 		{"infinite end", a, planOf(3, dsp.Range{Start: 0, End: math.Inf(1)}), "x.wav", plan.ErrInvalidParams},
