@@ -291,6 +291,7 @@ func (c *Client) Original(ctx context.Context, id string, w io.Writer) (string, 
 }
 
 // List returns a page of the key's jobs, newest first, and the cursor of the next page ("" at the end).
+// limit is at most apiv1.MaxListLimit; 0 or less asks for the server's default page.
 func (c *Client) List(ctx context.Context, limit int, cursor string) ([]apiv1.Job, string, error) {
 	q := url.Values{}
 	if limit > 0 {
