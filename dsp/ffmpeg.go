@@ -409,7 +409,7 @@ func (s *ffmpegStream) ready(info Info) (Stream, error) {
 			return nil, s.ctx.Err()
 		}
 		if werr != nil {
-			return nil, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", info.Name, werr, tail.Lines(s.stderr.String(), 5))
+			return nil, fmt.Errorf("ffmpeg failed decoding %s: %w: %s", info.Name, werr, tail.Lines(s.stderr.String(), 5))
 		}
 		return nil, fmt.Errorf("ffmpeg output for %s: %w", info.Name, err)
 	}
@@ -531,7 +531,7 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 	}
 	s.cancel()
 	if werr != nil {
-		return got / 4, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", s.info.Name, werr, tail.Lines(s.stderr.String(), 5))
+		return got / 4, fmt.Errorf("ffmpeg failed decoding %s: %w: %s", s.info.Name, werr, tail.Lines(s.stderr.String(), 5))
 	}
 	s.info.Frames = s.frames
 	s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)
