@@ -222,6 +222,7 @@ type Error struct {
 	Message string    // the API's human-readable message
 }
 
+// Error formats the status, code and message.
 func (e *Error) Error() string {
 	if e.Status == 0 {
 		return fmt.Sprintf("autocut: job failed: %s: %s", e.Code, e.Message)

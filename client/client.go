@@ -5,7 +5,9 @@
 // It imports only the standard library and apiv1, the API's wire types:
 // linking it does not link the server (River, SQLite, PostgreSQL, object
 // storage). Errors the API answers are *apiv1.Error values, which match
-// apiv1's sentinels: errors.Is(err, apiv1.ErrNotFound).
+// apiv1's sentinels: errors.Is(err, apiv1.ErrNotFound). A method that
+// returns an error returns no job, plan or envelope with it, but for Wait,
+// which returns the job last seen with a failed job's error or ctx's.
 package client
 
 import (
@@ -114,7 +116,10 @@ func (c *Client) Create(ctx context.Context, name string, media io.Reader, size 
 		h["Content-Length"] = strconv.FormatInt(size, 10)
 	}
 	var j apiv1.Job
-	return &j, c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", media, h, &j)
+	if err := c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", media, h, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
 }
 
 // CreateFromFile uploads the file at path and creates a job.
@@ -138,18 +143,24 @@ func (c *Client) CreateFromURL(ctx context.Context, mediaURL string, o apiv1.Opt
 		return nil, err
 	}
 	var j apiv1.Job
-	return &j, c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j)
+	if err := c.doJSON(ctx, http.MethodPost, "/api/v1/jobs", bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
 }
 
 // Get returns a job.
 func (c *Client) Get(ctx context.Context, id string) (*apiv1.Job, error) {
 	var j apiv1.Job
-	return &j, c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id), nil, nil, &j)
+	if err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id), nil, nil, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
 }
 
 // Wait polls the job until it is done or failed, or ctx ends. A failed job
 // is returned with an *apiv1.Error of Status 0 carrying the job's error
-// code and message.
+// code and message; when ctx ends, the job last seen with ctx's error.
 func (c *Client) Wait(ctx context.Context, id string) (*apiv1.Job, error) {
 	every := c.PollInterval
 	if every <= 0 {
@@ -247,7 +258,10 @@ func (c *Client) Patch(ctx context.Context, id string, p apiv1.Patch) (*apiv1.Jo
 		return nil, err
 	}
 	var j apiv1.Job
-	return &j, c.doJSON(ctx, http.MethodPatch, "/api/v1/jobs/"+url.PathEscape(id), bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j)
+	if err := c.doJSON(ctx, http.MethodPatch, "/api/v1/jobs/"+url.PathEscape(id), bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
 }
 
 // SetCuts sets an explicit cut list on a job and renders it (PATCH with
@@ -277,6 +291,7 @@ func (c *Client) Original(ctx context.Context, id string, w io.Writer) (string, 
 }
 
 // List returns a page of the key's jobs, newest first, and the cursor of the next page ("" at the end).
+// limit is at most apiv1.MaxListLimit; 0 or less asks for the server's default page.
 func (c *Client) List(ctx context.Context, limit int, cursor string) ([]apiv1.Job, string, error) {
 	q := url.Values{}
 	if limit > 0 {
@@ -310,14 +325,19 @@ func (c *Client) Preview(ctx context.Context, id string, p apiv1.ParamsInput) (*
 		}
 	}
 	var r apiv1.Preview
-	err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/preview?"+q.Encode(), nil, nil, &r)
-	return r.Plan, err
+	if err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/preview?"+q.Encode(), nil, nil, &r); err != nil {
+		return nil, err
+	}
+	return r.Plan, nil
 }
 
 // Envelope returns a downsampled level envelope of the original.
 func (c *Client) Envelope(ctx context.Context, id string, points int) (*apiv1.Envelope, error) {
 	var r apiv1.Envelope
-	return &r, c.doJSON(ctx, http.MethodGet, fmt.Sprintf("/api/v1/jobs/%s/envelope?points=%d", url.PathEscape(id), points), nil, nil, &r)
+	if err := c.doJSON(ctx, http.MethodGet, fmt.Sprintf("/api/v1/jobs/%s/envelope?points=%d", url.PathEscape(id), points), nil, nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // IsStatus reports whether err is an API error with the given HTTP status.

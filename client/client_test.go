@@ -328,3 +328,53 @@ func anyPort() []uint16 {
 	}
 	return ps
 }
+
+// TestNoValueWithError: a method the API answers with an error returns no
+// job, plan or envelope with it (they returned an empty one, which a
+// caller could take for the server's answer, as Wait's failed job is).
+func TestNoValueWithError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":"job not found: x","code":"not_found"}`)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c := New(srv.URL, "k")
+	for _, tc := range []struct {
+		name string
+		call func() (any, error)
+	}{
+		{"Create", func() (any, error) { return c.Create(ctx, "a.wav", strings.NewReader("RIFF"), 4, apiv1.Options{}) }},
+		{"CreateFromURL", func() (any, error) { return c.CreateFromURL(ctx, "http://example.com/a.wav", apiv1.Options{}) }},
+		{"Get", func() (any, error) { return c.Get(ctx, "x") }},
+		{"Wait", func() (any, error) { return c.Wait(ctx, "x") }},
+		{"Patch", func() (any, error) { return c.Patch(ctx, "x", apiv1.Patch{Action: apiv1.ActionExport}) }},
+		{"SetCuts", func() (any, error) { return c.SetCuts(ctx, "x", nil) }},
+		{"Preview", func() (any, error) { return c.Preview(ctx, "x", apiv1.ParamsInput{}) }},
+		{"Envelope", func() (any, error) { return c.Envelope(ctx, "x", 100) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := tc.call()
+			if !errors.Is(err, apiv1.ErrNotFound) {
+				t.Errorf("err %v, want ErrNotFound", err)
+			}
+			switch v := v.(type) {
+			case *apiv1.Job:
+				if v != nil {
+					t.Errorf("job %+v with the error, want nil", *v)
+				}
+			case *apiv1.Plan:
+				if v != nil {
+					t.Errorf("plan %+v with the error, want nil", *v)
+				}
+			case *apiv1.Envelope:
+				if v != nil {
+					t.Errorf("envelope %+v with the error, want nil", *v)
+				}
+			default:
+				t.Fatalf("unexpected %T", v)
+			}
+		})
+	}
+}

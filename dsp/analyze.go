@@ -11,7 +11,7 @@ import (
 
 // ErrBadSamples reports samples the Analyzer cannot measure: a slice that
 // is not whole frames, or NaN/Inf values.
-var ErrBadSamples = errors.New("samples are not whole frames")
+var ErrBadSamples = errors.New("samples the analyzer cannot measure")
 
 // Limits of the formats the Analyzer measures.
 const (
@@ -417,6 +417,9 @@ var errSourcePanicked = errors.New("dsp: the source panicked")
 // loudness within rounding, and voice scores that may differ in a few
 // frames after the middle (see mp3split.go and wavsplit.go).
 func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*Analysis, error) {
+	if src == nil {
+		return nil, fmt.Errorf("dsp: analyze %s: nil source", info.Name)
+	}
 	if an, ok, err := analyzeSplit(ctx, src, info, progress); ok {
 		return an, err
 	}

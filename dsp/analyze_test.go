@@ -185,8 +185,9 @@ func TestAnalyzeErrors(t *testing.T) {
 		an, _ := NewAnalyzer(Format{48000, 2})
 		p := make([]float32, 2000)
 		p[1001] = v
-		if err := an.Write(p); !errors.Is(err, ErrBadSamples) {
-			t.Errorf("Write of %v: %v, want ErrBadSamples", v, err)
+		// (ErrBadSamples said "samples are not whole frames", which these are.)
+		if err := an.Write(p); !errors.Is(err, ErrBadSamples) || strings.Contains(err.Error(), "whole frames") {
+			t.Errorf("Write of %v: %v, want ErrBadSamples, not about whole frames", v, err)
 		}
 	}
 }

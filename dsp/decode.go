@@ -91,6 +91,9 @@ func filePath(r io.Reader) (string, bool) {
 // for a file (read with ReadAt, its offset unmoved), else a buffered
 // reader over r.
 func sniffInput(r io.Reader, name string) (kind string, head []byte, src io.Reader, err error) {
+	if r == nil {
+		return "", nil, nil, errNilReader(name)
+	}
 	if f, ok := r.(*os.File); ok {
 		if _, ok := filePath(f); ok {
 			head = make([]byte, SniffLen)
@@ -113,6 +116,12 @@ func sniffInput(r io.Reader, name string) (kind string, head []byte, src io.Read
 		return "", nil, nil, fmt.Errorf("%w: %s is empty (0 bytes)", ErrUnsupportedFormat, name)
 	}
 	return Sniff(head), head, src, nil
+}
+
+// errNilReader is the error of a decoder given a nil io.Reader for the
+// input called name.
+func errNilReader(name string) error {
+	return fmt.Errorf("dsp: decode %s: nil reader", name)
 }
 
 // NativeDecoder decodes WAV (RIFF/RF64/BW64) and MP3 in Go, without ffmpeg.

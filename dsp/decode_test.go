@@ -340,6 +340,77 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// TestReadErrorIsNotFormat: an input that fails mid-stream gives its own
+// error, not ErrUnsupportedFormat; the native MP3 decoder called a reader's
+// error a damaged stream ("disk on fire: unsupported format"), which the
+// server answers as a 415, and ffmpeg's decoder kept only its text.
+func TestReadErrorIsNotFormat(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		args []string
+		dec  Decoder
+	}{
+		{"x.wav", []string{"-f", "lavfi", "-i", "sine=d=10", "-c:a", "pcm_s16le"}, NativeDecoder{}},
+		{"x.mp3", []string{"-f", "lavfi", "-i", "sine=d=10", "-c:a", "libmp3lame", "-q:a", "2"}, NativeDecoder{}},
+		// 2.6 MB: past the MiB ffprobe reads before ffmpeg is fed.
+		{"y.wav", []string{"-f", "lavfi", "-i", "sine=d=30", "-c:a", "pcm_s16le"}, FFmpegDecoder{}},
+	} {
+		b, err := os.ReadFile(ffmpegGen(t, c.name, c.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []int{100, len(b) / 3, len(b) / 2} { // in the sniffed head, then mid-stream
+			r := &failingReader{r: bytes.NewReader(b), left: at}
+			_, err := AnalyzeReader(ctx, r, c.name, AnalyzeOptions{Decoder: c.dec})
+			if !errors.Is(err, errDisk) || errors.Is(err, ErrUnsupportedFormat) {
+				t.Errorf("%s (%T) failing after %d bytes: %v, want errDisk and not ErrUnsupportedFormat", c.name, c.dec, at, err)
+			}
+		}
+	}
+}
+
+// failingReader reads left bytes of r, then fails with errDisk.
+type failingReader struct {
+	r    io.Reader
+	left int
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.left <= 0 {
+		return 0, errDisk
+	}
+	n, err := f.r.Read(p[:min(len(p), f.left)])
+	f.left -= n
+	return n, err
+}
+
+// TestNilInput: a nil reader or source is an error naming it, not a panic.
+func TestNilInput(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"AnalyzeReader", func() error { _, err := AnalyzeReader(ctx, nil, "x", AnalyzeOptions{}); return err }},
+		{"AnalyzeReader, native", func() error {
+			_, err := AnalyzeReader(ctx, nil, "x", AnalyzeOptions{Decoder: NativeDecoder{}})
+			return err
+		}},
+		{"Decode", func() error { _, err := Decode(ctx, nil, "x"); return err }},
+		{"NativeDecoder", func() error { _, err := NativeDecoder{}.Decode(ctx, nil, "x"); return err }},
+		{"FFmpegDecoder", func() error { _, err := FFmpegDecoder{}.Decode(ctx, nil, "x"); return err }},
+		{"NewWAVReader", func() error { _, err := NewWAVReader(nil); return err }},
+		{"Analyze", func() error { _, err := Analyze(ctx, nil, Info{Name: "x"}, nil); return err }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.f(); err == nil || !strings.Contains(err.Error(), "nil") {
+				t.Errorf("err %v, want one naming the nil input", err)
+			}
+		})
+	}
+}
+
 func TestFFmpegCancel(t *testing.T) {
 	path := ffmpegGen(t, "long.flac", "-f", "lavfi", "-i", "sine=d=120")
 	ctx, cancel := context.WithCancel(context.Background())

@@ -294,6 +294,9 @@ func (d FFmpegDecoder) Open(ctx context.Context, path string) (Stream, error) {
 // ErrNotStreamable for an MP4/MOV whose index follows its media (see
 // NeedsSeek). The Stream does not close r.
 func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (Stream, error) {
+	if r == nil {
+		return nil, errNilReader(name)
+	}
 	if path, ok := filePath(r); ok {
 		// ffprobe and ffmpeg run side by side (ffprobe costs a process
 		// start and a read of the headers): ffmpeg's WAV header gives the
@@ -406,7 +409,7 @@ func (s *ffmpegStream) ready(info Info) (Stream, error) {
 			return nil, s.ctx.Err()
 		}
 		if werr != nil {
-			return nil, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", info.Name, werr, tail.Lines(s.stderr.String(), 5))
+			return nil, fmt.Errorf("ffmpeg failed decoding %s: %w: %s", info.Name, werr, tail.Lines(s.stderr.String(), 5))
 		}
 		return nil, fmt.Errorf("ffmpeg output for %s: %w", info.Name, err)
 	}
@@ -528,7 +531,7 @@ func (s *ffmpegStream) Read(p []float32) (int, error) {
 	}
 	s.cancel()
 	if werr != nil {
-		return got / 4, fmt.Errorf("ffmpeg failed decoding %s: %v: %s", s.info.Name, werr, tail.Lines(s.stderr.String(), 5))
+		return got / 4, fmt.Errorf("ffmpeg failed decoding %s: %w: %s", s.info.Name, werr, tail.Lines(s.stderr.String(), 5))
 	}
 	s.info.Frames = s.frames
 	s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)

@@ -80,7 +80,11 @@ const surroundWeight = 1.41
 // 1-4 channels all 1.0 (mono, stereo, L R C, quad counts every channel
 // as front); 5 = L R C Ls Rs; 6 = L R C LFE Ls Rs (5.1);
 // 7 = L R C LFE Cs Ls Rs (6.1); 8 = L R C LFE Ls Rs Lb Rb (7.1).
+// Fewer than one channel has no weights (nil).
 func ChannelWeights(channels int) []float64 {
+	if channels < 1 {
+		return nil
+	}
 	w := make([]float64, channels)
 	for i := range w {
 		w[i] = 1

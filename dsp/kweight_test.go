@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/cmplx"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestKWeightingCoefficients48k(t *testing.T) {
@@ -72,14 +74,13 @@ func TestChannelWeights(t *testing.T) {
 		{5, []float64{1, 1, 1, 1.41, 1.41}},
 		{6, []float64{1, 1, 1, 0, 1.41, 1.41}},
 		{8, []float64{1, 1, 1, 0, 1.41, 1.41, 1.41, 1.41}},
+		{0, nil},
+		{-1, nil}, // panicked (makeslice)
 	}
 	for _, tc := range tests {
 		got := ChannelWeights(tc.ch)
-		for i := range tc.want {
-			if got[i] != tc.want[i] {
-				t.Errorf("%d channels: weights %v, want %v", tc.ch, got, tc.want)
-				break
-			}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%d channels: weights (-want +got):\n%s", tc.ch, diff)
 		}
 	}
 }

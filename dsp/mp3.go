@@ -138,27 +138,51 @@ type mp3Stream struct {
 	// half apart); touched: Read was called.
 	path    string
 	touched bool
+	src     *readErr // the input, for its read error
+}
+
+// readErr passes reads on and keeps the first error other than the end
+// of the input (io.EOF, io.ErrUnexpectedEOF) they return: go-mp3 passes its input's error up as a bare value, which
+// would otherwise be taken for a damaged stream (ErrUnsupportedFormat).
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 var mp3BufPool = sync.Pool{New: func() any { b := make([]byte, 4*4096); return &b }}
 
 // newMP3Stream reads the MP3 header from r and starts decoding.
 func newMP3Stream(r io.Reader) (*mp3Stream, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	src := &readErr{r: r}
+	br := bufio.NewReaderSize(src, 1<<16)
 	head, _ := br.Peek(1 << 16)
+	if src.err != nil {
+		return nil, fmt.Errorf("mp3: read: %w", src.err)
+	}
 	h, err := parseMP3Header(head)
 	if err != nil {
 		return nil, err
 	}
 	var dec *gomp3.Decoder
 	err = mp3Call(func() (err error) { dec, err = gomp3.NewDecoder(br); return err })
-	if err != nil {
-		if errors.Is(err, ErrUnsupportedFormat) {
-			return nil, err
-		}
+	switch {
+	case err == nil:
+	case src.err != nil:
+		return nil, fmt.Errorf("mp3: read: %w", src.err)
+	case errors.Is(err, ErrUnsupportedFormat):
+		return nil, err
+	default:
 		return nil, fmt.Errorf("mp3: %v: %w", err, ErrUnsupportedFormat)
 	}
-	s := &mp3Stream{dec: dec, left: -1, buf: mp3BufPool.Get().(*[]byte)}
+	s := &mp3Stream{dec: dec, left: -1, buf: mp3BufPool.Get().(*[]byte), src: src}
 	s.format = Format{SampleRate: dec.SampleRate(), Channels: h.channels}
 	s.info = Info{Type: "audio", Format: "mp3", Codec: "mp3", SampleRate: s.format.SampleRate, Channels: h.channels, Frames: -1}
 	if h.hasInfoFrame {
@@ -257,7 +281,10 @@ func (s *mp3Stream) Read(p []float32) (int, error) {
 				s.info.Duration = float64(s.frames) / float64(s.format.SampleRate)
 				return n, nil
 			}
-			if !errors.Is(err, ErrUnsupportedFormat) {
+			switch {
+			case s.src != nil && s.src.err != nil:
+				err = s.src.err // the input failed, not the stream
+			case !errors.Is(err, ErrUnsupportedFormat):
 				// go-mp3 stops at a frame it cannot read (another layer,
 				// a damaged header): the input is damaged there.
 				err = fmt.Errorf("%v: %w", err, ErrUnsupportedFormat)

@@ -16,7 +16,7 @@ type AnalyzeOptions struct {
 	Decoder Decoder
 	// MaxDuration stops the analysis with ErrTooLong as soon as the input
 	// is known to be longer: from its header before any sample is decoded,
-	// else while decoding. 0 is no limit.
+	// else while decoding. 0 (or less) is no limit.
 	MaxDuration time.Duration
 	// Progress receives the fraction of the input analysed: of its length
 	// when the header tells it, else of r's bytes when r tells its size (a
@@ -32,6 +32,9 @@ type AnalyzeOptions struct {
 // any other reader is read once, front to back, so the input may be a
 // network body or a pipe (but see ErrNotStreamable).
 func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptions) (*Analysis, error) {
+	if r == nil {
+		return nil, errNilReader(name)
+	}
 	dec := o.Decoder
 	if dec == nil {
 		dec = AutoDecoder{}
@@ -77,8 +80,8 @@ func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptio
 	return a, nil
 }
 
-// AnalyzeWith opens path, decodes it with dec and analyses the whole
-// stream (AnalyzeReader of the file); the Analysis.Input is the decoder's
+// AnalyzeWith opens path, decodes it with dec (nil: the AutoDecoder) and
+// analyses the whole stream (AnalyzeReader of the file); the Analysis.Input is the decoder's
 // Info with the real decoded duration.
 func AnalyzeWith(ctx context.Context, dec Decoder, path string, progress Progress) (*Analysis, error) {
 	f, err := os.Open(path)

@@ -850,7 +850,7 @@ func fastMid(lv []float32, e, nf, ns int) float64 {
 // NonSpeech returns, for each frame of env, whether the voice
 // classification puts it in the background (see above): lv are the 50 ms
 // levels (SmoothedLevels), faintDb the faint-voice depth (0: none). It
-// returns nil when env has no voice classification, when the input has
+// returns nil when env is nil or has no voice classification, when the input has
 // no syllabic rhythm (SyllabicDepth under 2 dB: orchestral music, steady
 // noise, tones), when it holds under 0.2 s of frames classified as speech (no voice
 // where level could not decide: a noise bed alone) and the network heard
@@ -865,6 +865,9 @@ func fastMid(lv []float32, e, nf, ns int) float64 {
 // allison's over pink noise at 35 dB with the speaker leaning away, 40
 // ms).
 func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
+	if env == nil {
+		return nil
+	}
 	n := len(env.Voice)
 	if n == 0 || n != len(lv) || SyllabicDepth(lv) < minSyllabicDb {
 		return nil
@@ -883,8 +886,11 @@ func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 }
 
 // VoicedFrames returns how many of env's frames the classification found
-// speech (VoiceScore at least voicedMin).
+// speech (VoiceScore at least voicedMin); 0 for a nil env.
 func VoicedFrames(env *Envelope) int {
+	if env == nil {
+		return 0
+	}
 	c := 0
 	for _, v := range env.Voice {
 		if v != VoiceFloor && v != VoiceLoud && VoiceScore(v) >= voicedMin {

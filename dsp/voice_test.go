@@ -389,3 +389,14 @@ func TestVoiceLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestVoiceOfNilEnvelope: a nil envelope has no classification (both
+// panicked).
+func TestVoiceOfNilEnvelope(t *testing.T) {
+	if got := NonSpeech(nil, nil, -20, 15); got != nil {
+		t.Errorf("NonSpeech(nil) = %v, want nil", got)
+	}
+	if got := VoicedFrames(nil); got != 0 {
+		t.Errorf("VoicedFrames(nil) = %d, want 0", got)
+	}
+}

@@ -47,6 +47,9 @@ type WAVReader struct {
 // the sample data, and returns a reader of its samples. Bad or unsupported
 // headers return an error wrapping ErrUnsupportedFormat.
 func NewWAVReader(r io.Reader) (*WAVReader, error) {
+	if r == nil {
+		return nil, errNilReader("wav")
+	}
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 1<<16 {
 		br = bufio.NewReaderSize(r, 1<<16)

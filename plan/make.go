@@ -10,7 +10,7 @@ import (
 )
 
 // ErrBadAnalysis reports an analysis the planner cannot use (nil, no frame
-// length, peak and RMS envelopes of different lengths).
+// length, peak and RMS envelopes of different lengths, a NaN level).
 var ErrBadAnalysis = errors.New("unusable analysis")
 
 // Edge constants (see the package doc).
@@ -55,6 +55,11 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	}
 	if len(env.PeakDb) != 0 && len(env.PeakDb) != n {
 		return nil, fmt.Errorf("plan: %d peak frames for %d RMS frames: %w", len(env.PeakDb), n, ErrBadAnalysis)
+	}
+	if math.IsNaN(a.ThresholdDb) || math.IsNaN(a.NoiseFloorDb) || math.IsNaN(a.SpeechLevelDb) {
+		// (A NaN threshold or speech level made detection loop forever.)
+		return nil, fmt.Errorf("plan: analysis levels threshold %v, noise floor %v, speech %v dBFS: %w",
+			a.ThresholdDb, a.NoiseFloorDb, a.SpeechLevelDb, ErrBadAnalysis)
 	}
 	dur := a.Input.Duration
 	if !(dur > 0) || math.IsInf(dur, 0) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocut-dev/autocut/dsp"
 )
@@ -107,14 +108,42 @@ func TestMakeBadInput(t *testing.T) {
 		{"extra cut reversed", good, p, []Cut{{Start: 0.5, End: 0.2}}, ErrInvalidParams},
 		{"extra cut NaN", good, p, []Cut{{Start: math.NaN(), End: 0.2}}, ErrInvalidParams},
 		{"empty envelope", &dsp.Analysis{Envelope: dsp.Envelope{FrameSec: 0.01}}, p, nil, ErrNothingToKeep},
+		{"NaN threshold", withLevels(good, math.NaN(), -60, -20), p, nil, ErrBadAnalysis},
+		{"NaN speech level", withLevels(good, -45, -60, math.NaN()), p, nil, ErrBadAnalysis},
+		{"NaN noise floor", withLevels(good, -45, math.NaN(), -20), p, nil, ErrBadAnalysis},
+		{"NaN threshold, given threshold", withLevels(good, math.NaN(), -60, -20), withThreshold(p, -40), nil, ErrBadAnalysis},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := Make(tc.a, tc.p, tc.extra); !errors.Is(err, tc.want) {
-				t.Fatalf("Make = %v, want %v", err, tc.want)
+			done := make(chan error, 1)
+			go func() {
+				_, err := Make(tc.a, tc.p, tc.extra)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("Make = %v, want %v", err, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Make did not return in 10 s")
 			}
 		})
 	}
+}
+
+// withLevels returns a copy of a with the given threshold, noise floor
+// and speech level (dBFS).
+func withLevels(a *dsp.Analysis, thr, floor, speech float64) *dsp.Analysis {
+	b := *a
+	b.ThresholdDb, b.NoiseFloorDb, b.SpeechLevelDb = thr, floor, speech
+	return &b
+}
+
+// withThreshold returns p with a given threshold (dBFS).
+func withThreshold(p Params, thr float64) Params {
+	p.ThresholdDb = &thr
+	return p
 }
 
 // TestParamsJSONKeepsFaintVoice: the job layer stores params as JSON and

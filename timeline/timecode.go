@@ -8,8 +8,12 @@ import (
 
 // Timecode formats frame f at nominal fps (30 for 29.97) as HH:MM:SS:FF, or
 // HH:MM:SS;FF drop-frame (frame numbers 0 and 1, or 0-3 at 59.94, skipped
-// at the start of every minute but each tenth).
+// at the start of every minute but each tenth). An fps under 1 has no
+// timecode: "".
 func Timecode(f int64, fps int64, drop bool) string {
+	if fps < 1 {
+		return "" // (no timecode; it divided by zero)
+	}
 	var b [16]byte
 	return string(appendTimecode(b[:0], f, fps, drop))
 }

@@ -16,7 +16,9 @@ import (
 )
 
 // ErrInvalidOptions reports timeline options that cannot be honoured (an
-// unknown kind or version, drop-frame at a rate that has none).
+// unknown kind or version, drop-frame at a rate that has none, an edit rate
+// ParseRate would refuse) or media and kept ranges that are not times (a
+// media duration not over 0, a NaN or infinite range).
 var ErrInvalidOptions = errors.New("invalid timeline options")
 
 // ErrTooManyEvents reports an EDL past CMX 3600's 999 events; WriteFiles
@@ -143,8 +145,9 @@ func MediaFromInfo(info dsp.Info, mediaPath string) Media {
 
 // Options are the choices of a timeline export.
 type Options struct {
-	// Rate is the edit rate for audio-only sources (default 30); a video
-	// source always uses its own frame rate.
+	// Rate is the edit rate for audio-only sources (the zero value: 30),
+	// from MinRate to MaxRate (ParseRate); a video source always uses its
+	// own frame rate.
 	Rate dsp.Rational
 	// FCPXMLVersion is one of FCPXMLVersions ("" is DefaultFCPXMLVersion).
 	FCPXMLVersion string
@@ -179,10 +182,11 @@ func ParseRate(s string) (dsp.Rational, error) {
 		if err1 != nil || err2 != nil || num <= 0 || den <= 0 {
 			return dsp.Rational{}, bad
 		}
-		if f := float64(num) / float64(den); f < MinRate || f > MaxRate {
+		r := dsp.Rational{Num: num, Den: den}
+		if !rateOK(r) {
 			return dsp.Rational{}, bad
 		}
-		return dsp.Rational{Num: num, Den: den}, nil
+		return r, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(f >= MinRate && f <= MaxRate) {
@@ -197,6 +201,13 @@ func ParseRate(s string) (dsp.Rational, error) {
 		return dsp.Rational{Num: int64(f), Den: 1}, nil
 	}
 	return dsp.Rational{Num: int64(math.Round(f * 1000)), Den: 1000}, nil
+}
+
+// rateOK reports whether r is a rate ParseRate accepts: a positive ratio
+// from MinRate to MaxRate frames per second.
+func rateOK(r dsp.Rational) bool {
+	f := r.Float()
+	return r.Num > 0 && r.Den > 0 && f >= MinRate && f <= MaxRate
 }
 
 // edit is what every writer works from: the same frame list, rate and media.
@@ -216,6 +227,16 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 	rate := o.Rate
 	if m.HasVideo {
 		rate = m.FrameRate
+	} else if rate != (dsp.Rational{}) && !rateOK(rate) {
+		return nil, fmt.Errorf("%w: rate %s: want a frame rate from %d to %d such as 25, 29.97 or 30000/1001", ErrInvalidOptions, rate, MinRate, MaxRate)
+	}
+	if !(m.Duration > 0) || math.IsInf(m.Duration, 0) {
+		return nil, fmt.Errorf("%w: media duration %v s: want a positive length", ErrInvalidOptions, m.Duration)
+	}
+	for i, r := range keep {
+		if math.IsNaN(r.Start) || math.IsNaN(r.End) || math.IsInf(r.Start, 0) || math.IsInf(r.End, 0) {
+			return nil, fmt.Errorf("%w: kept range %d [%v, %v] is not a time range", ErrInvalidOptions, i, r.Start, r.End)
+		}
 	}
 	if rate.Num <= 0 || rate.Den <= 0 {
 		rate = dsp.Rational{Num: 30, Den: 1}
@@ -278,8 +299,8 @@ func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 	return fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
 }
 
-// WriteFiles writes the timelines of kinds into dir as <stem>-autocut.<ext>
-// and returns the paths written. An EDL past 999 events is split into
+// WriteFiles writes the timelines of kinds into dir (created if missing) as
+// <stem>-autocut.<ext> and returns the paths written. An EDL past 999 events is split into
 // <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated).
 func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Options) ([]string, error) {
 	e, err := newEdit(keep, m, o)

@@ -6,9 +6,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -717,5 +719,60 @@ func TestFormatNamesAndRates(t *testing.T) {
 		if got := sequenceSampleRate(hz); got != want {
 			t.Errorf("sequence rate for %d Hz: %d, want %d", hz, got, want)
 		}
+	}
+}
+
+// TestWriteRejectsBadRatesAndTimes: an edit rate ParseRate would refuse,
+// kept ranges that are not times and a media duration not over 0 are
+// ErrInvalidOptions for every kind; they were written (a negative or
+// zero-denominator rate as 30 fps, 100000 fps as such, a NaN start as
+// frame 0) or called ErrNoWholeFrame (no duration). The zero Rate is
+// still 30, and a video's own rate is not judged by Options.Rate.
+func TestWriteRejectsBadRatesAndTimes(t *testing.T) {
+	m := Media{Name: "a", File: "a.wav", Path: "a.wav", Duration: 10, SampleRate: 48000, Channels: 2}
+	video := m
+	video.HasVideo, video.FrameRate = true, dsp.Rational{Num: 25, Den: 1}
+	keep := []dsp.Range{{Start: 1, End: 2}}
+	for _, c := range []struct {
+		name string
+		keep []dsp.Range
+		m    Media
+		rate dsp.Rational
+		want error
+	}{
+		{"zero rate", keep, m, dsp.Rational{}, nil},
+		{"25", keep, m, dsp.Rational{Num: 25, Den: 1}, nil},
+		{"bad rate ignored for video", keep, video, dsp.Rational{Num: -25, Den: 1}, nil},
+		{"negative", keep, m, dsp.Rational{Num: -25, Den: 1}, ErrInvalidOptions},
+		{"negative denominator", keep, m, dsp.Rational{Num: 25, Den: -1}, ErrInvalidOptions},
+		{"zero denominator", keep, m, dsp.Rational{Num: 25}, ErrInvalidOptions},
+		{"over MaxRate", keep, m, dsp.Rational{Num: 100000, Den: 1}, ErrInvalidOptions},
+		{"under MinRate", keep, m, dsp.Rational{Num: 1, Den: 2}, ErrInvalidOptions},
+		{"NaN start", []dsp.Range{{Start: math.NaN(), End: 2}}, m, dsp.Rational{}, ErrInvalidOptions},
+		{"infinite end", []dsp.Range{{Start: 1, End: math.Inf(1)}}, m, dsp.Rational{}, ErrInvalidOptions},
+		{"no media duration", keep, Media{Name: "a", File: "a.wav"}, dsp.Rational{}, ErrInvalidOptions}, // was ErrNoWholeFrame
+		{"negative media duration", keep, Media{Name: "a", File: "a.wav", Duration: -1}, dsp.Rational{}, ErrInvalidOptions},
+		{"NaN media duration", keep, Media{Name: "a", File: "a.wav", Duration: math.NaN()}, dsp.Rational{}, ErrInvalidOptions},
+	} {
+		for _, k := range Kinds() {
+			err := Write(io.Discard, k, c.keep, c.m, Options{Rate: c.rate})
+			if !errors.Is(err, c.want) || (c.want == nil && err != nil) {
+				t.Errorf("%s, %s: %v, want %v", c.name, k, err, c.want)
+			}
+		}
+	}
+}
+
+// TestTimecodeWithoutRate: an fps under 1 has no timecode; it divided by zero.
+func TestTimecodeWithoutRate(t *testing.T) {
+	for _, fps := range []int64{0, -1} {
+		for _, drop := range []bool{false, true} {
+			if got := Timecode(100, fps, drop); got != "" {
+				t.Errorf("Timecode(100, %d, %v) = %q, want \"\"", fps, drop, got)
+			}
+		}
+	}
+	if got := Timecode(30, 30, false); got != "00:00:01:00" {
+		t.Errorf("Timecode(30, 30, false) = %q", got)
 	}
 }

@@ -35,8 +35,8 @@ var ErrFFmpegMissing = dsp.ErrFFmpegMissing
 
 // Options are the export settings of a render.
 type Options struct {
-	Format    string // mp3, mp3_320, wav, m4a, mp4, mp4_hq
-	Normalize string // none, podcast, youtube
+	Format    string // mp3, mp3_320, wav, m4a, mp4, mp4_hq; "" is invalid (DefaultFormat is the API's and CLI's choice)
+	Normalize string // none, podcast, youtube; "" is none
 	Denoise   bool
 	Rumble    bool
 	FFmpeg    string // ffmpeg binary; "" means ffmpeg on PATH
@@ -50,7 +50,9 @@ type Result struct {
 	Duration float64
 	Name     string // file name (Render), "" (RenderTo)
 	Size     int64  // bytes written
-	// LoudnessIn is the measured integrated loudness before the normalization gain (LUFS).
+	// LoudnessIn is the measured integrated loudness before the
+	// normalization gain (LUFS); -Inf (math.Inf(-1), which encoding/json
+	// refuses) when Normalize asks for none, as nothing is measured then.
 	LoudnessIn float64
 	// GainDb is the normalization gain applied.
 	GainDb float64
@@ -83,6 +85,13 @@ func (o Options) Validate(info dsp.Info) error {
 // file out. a is the input's analysis (for its duration, loudness blocks and
 // noise). Progress reports the fraction of the output written.
 //
+// Before any work, a nil analysis or one whose sample format the analyzer
+// does not measure (dsp.MinSampleRate, dsp.MaxChannels) wraps
+// plan.ErrBadAnalysis; a nil plan, kept ranges that are not finite, sorted,
+// disjoint and within the analysed input, invalid options (Validate) or an
+// empty out wrap plan.ErrInvalidParams; a plan with nothing to keep is
+// plan.ErrNothingToKeep.
+//
 // The file is written under a temporary name in out's directory and renamed
 // to out only when complete (after an fsync), so out never holds a partial
 // file: on error or cancellation the temporary file is removed and an
@@ -92,11 +101,11 @@ func (o Options) Validate(info dsp.Info) error {
 // their index at the front (faststart). Result.Duration is measured on the
 // written file.
 func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan, o Options, out string, progress dsp.Progress) (res *Result, err error) {
-	if err := o.Validate(a.Input); err != nil {
+	if err := checkInput(a, p, o); err != nil {
 		return nil, err
 	}
-	if len(p.Keep) == 0 {
-		return nil, plan.ErrNothingToKeep
+	if out == "" {
+		return nil, fmt.Errorf("%w: render: no output path", plan.ErrInvalidParams)
 	}
 	tmp, err := createTemp(filepath.Dir(out), "."+filepath.Base(out)+".")
 	if err != nil {
@@ -143,6 +152,7 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 // front to back, never seeking: w may be a pipe, a socket, an HTTP response
 // or a bytes.Buffer. a is the input's analysis. Progress reports the fraction
 // of the output written. On error, what was written to w is incomplete.
+// The arguments are checked as Render checks them.
 //
 // Every format streams, with a layout that needs no seeking:
 //   - wav: the header is written first with the exact sizes, computed from
@@ -163,11 +173,11 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 // Result.Size is the number of bytes written and Result.Duration the kept
 // audio's length (frames / rate); Result.Name is empty.
 func RenderTo(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan, o Options, w io.Writer, progress dsp.Progress) (*Result, error) {
-	if err := o.Validate(a.Input); err != nil {
+	if err := checkInput(a, p, o); err != nil {
 		return nil, err
 	}
-	if len(p.Keep) == 0 {
-		return nil, plan.ErrNothingToKeep
+	if w == nil {
+		return nil, fmt.Errorf("%w: render: nil writer", plan.ErrInvalidParams)
 	}
 	cw := &countingWriter{w: w}
 	res, err := render(ctx, inputPath, a, p, o, output{w: cw, stream: true}, progress)
@@ -176,6 +186,46 @@ func RenderTo(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Pl
 	}
 	res.Size = cw.n
 	return res, nil
+}
+
+// keepSlackSec is how far a kept range may end past the analysis's
+// duration: the planner rounds times to the microsecond.
+const keepSlackSec = 0.001
+
+// checkInput checks what Render and RenderTo are given before any work:
+// an analysis with a format the analyzer measures (else plan.ErrBadAnalysis), the options
+// (Validate) and a plan whose kept ranges are finite, sorted, disjoint and
+// within the analysed input (else plan.ErrInvalidParams), of which one at
+// least is not empty (else plan.ErrNothingToKeep).
+func checkInput(a *dsp.Analysis, p *plan.Plan, o Options) error {
+	if a == nil {
+		return fmt.Errorf("render: nil analysis: %w", plan.ErrBadAnalysis)
+	}
+	if in := a.Input; in.SampleRate < dsp.MinSampleRate || in.SampleRate > dsp.MaxSampleRate || in.Channels < 1 || in.Channels > dsp.MaxChannels {
+		return fmt.Errorf("render: analysis of %d Hz x %d channels: %w", in.SampleRate, in.Channels, plan.ErrBadAnalysis)
+	}
+	if err := o.Validate(a.Input); err != nil {
+		return err
+	}
+	if p == nil {
+		return fmt.Errorf("%w: render: nil plan", plan.ErrInvalidParams)
+	}
+	dur := a.Input.Duration
+	if !(dur > 0) || math.IsInf(dur, 0) {
+		dur = float64(a.Envelope.Frames()) * a.Envelope.FrameSec // as the planner measures it
+	}
+	prev := 0.0
+	for i, r := range p.Keep {
+		if !(r.Start >= prev && r.End >= r.Start && r.End <= dur+keepSlackSec) { // (false for NaN)
+			return fmt.Errorf("%w: render: kept range %d [%v, %v] is not sorted, disjoint and within the input's %.3f s",
+				plan.ErrInvalidParams, i, r.Start, r.End, dur)
+		}
+		prev = r.End
+	}
+	if len(p.Keep) == 0 {
+		return plan.ErrNothingToKeep
+	}
+	return nil
 }
 
 // output is where render sends the encoded file: to w, or, for the ffmpeg

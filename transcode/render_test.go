@@ -295,3 +295,62 @@ func TestRenderErrors(t *testing.T) {
 		t.Errorf("partial output left behind after cancel: %v", err)
 	}
 }
+
+// TestRenderBadArguments: Render and RenderTo check what they are given
+// before any work and answer with the sentinel of what is wrong; a nil
+// analysis or plan panicked, and kept ranges that are not a plan's (NaN,
+// unsorted, past the input) rendered something, or blamed the input.
+func TestRenderBadArguments(t *testing.T) {
+	in := gen(t, "a.wav", "-f", "lavfi", "-i", "sine=d=3", "-c:a", "pcm_s16le")
+	a := analyze(t, in)
+	good := planOf(3, dsp.Range{Start: 0, End: 2})
+	noFormat := *a
+	noFormat.Input.SampleRate = 0
+	hugeRate := *a
+	hugeRate.Input.SampleRate = 1 << 40
+	tests := []struct {
+		name string
+		a    *dsp.Analysis
+		p    *plan.Plan
+		out  string
+		want error
+	}{
+		{"nil analysis", nil, good, "x.wav", plan.ErrBadAnalysis},
+		{"analysis without format", &noFormat, good, "x.wav", plan.ErrBadAnalysis},
+		{"analysis at 2^40 Hz", &hugeRate, good, "x.wav", plan.ErrBadAnalysis}, // had not returned after 20 s
+		{"nil plan", a, nil, "x.wav", plan.ErrInvalidParams},
+		{"NaN start", a, planOf(3, dsp.Range{Start: math.NaN(), End: 2}), "x.wav", plan.ErrInvalidParams},
+		{"infinite end", a, planOf(3, dsp.Range{Start: 0, End: math.Inf(1)}), "x.wav", plan.ErrInvalidParams},
+		{"negative start", a, planOf(3, dsp.Range{Start: -1, End: 2}), "x.wav", plan.ErrInvalidParams},
+		{"reversed", a, planOf(3, dsp.Range{Start: 2, End: 1}), "x.wav", plan.ErrInvalidParams},
+		{"unsorted", a, planOf(3, dsp.Range{Start: 2, End: 3}, dsp.Range{Start: 0, End: 1}), "x.wav", plan.ErrInvalidParams},
+		{"overlapping", a, planOf(3, dsp.Range{Start: 0, End: 2}, dsp.Range{Start: 1, End: 3}), "x.wav", plan.ErrInvalidParams},
+		{"past the input", a, planOf(3, dsp.Range{Start: 0, End: 100}), "x.wav", plan.ErrInvalidParams},
+		{"nothing kept", a, planOf(3), "x.wav", plan.ErrNothingToKeep},
+		{"no output path", a, good, "", plan.ErrInvalidParams},
+	}
+	dir := t.TempDir()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := ""
+			if tc.out != "" {
+				out = filepath.Join(dir, tc.out)
+			}
+			if _, err := Render(context.Background(), in, tc.a, tc.p, Options{Format: "wav"}, out, nil); !errors.Is(err, tc.want) {
+				t.Errorf("Render = %v, want %v", err, tc.want)
+			}
+			if tc.out == "" {
+				return
+			}
+			if _, err := RenderTo(context.Background(), in, tc.a, tc.p, Options{Format: "wav"}, io.Discard, nil); !errors.Is(err, tc.want) {
+				t.Errorf("RenderTo = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if _, err := RenderTo(context.Background(), in, a, good, Options{Format: "wav"}, nil, nil); !errors.Is(err, plan.ErrInvalidParams) {
+		t.Errorf("RenderTo to a nil writer = %v, want ErrInvalidParams", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files left behind: %v", ents)
+	}
+}

@@ -175,8 +175,11 @@ func TestRenderReplacesOnlyWhenComplete(t *testing.T) {
 	assertDir(t, dir, "out.mp3")
 	// A plan past the input's end (the input shrank since its analysis) is
 	// an error, not a file padded with seconds of silence.
+	// (A plan past the end of its own analysis is refused before: checkInput.)
 	long := planOf(6, dsp.Range{Start: 0, End: 6})
-	if _, err := RenderTo(context.Background(), in, a, long, Options{Format: "wav"}, io.Discard, nil); err == nil || !strings.Contains(err.Error(), "ended 3.00 s before") {
+	was := *a
+	was.Input.Duration, was.Input.Frames = 6, 2*a.Input.Frames
+	if _, err := RenderTo(context.Background(), in, &was, long, Options{Format: "wav"}, io.Discard, nil); err == nil || !strings.Contains(err.Error(), "ended 3.00 s before") {
 		t.Errorf("plan past the end: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package transcribe
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -97,10 +98,14 @@ func mergeFillers(f []Filler) []Filler {
 
 // FillerCuts turns a transcript's fillers into cuts with reason "filler",
 // padded by pad seconds on each side (so the join does not keep a breath of
-// the filler); the planner merges them with neighbouring silences.
+// the filler); the planner merges them with neighbouring silences. A pad
+// under 0, NaN or infinite is 0.
 func FillerCuts(t *Transcript, pad float64) []plan.Cut {
 	if t == nil {
 		return nil
+	}
+	if !(pad > 0) || math.IsInf(pad, 1) {
+		pad = 0 // (a negative pad reversed short fillers, NaN made NaN cuts)
 	}
 	var out []plan.Cut
 	for _, f := range t.Fillers {

@@ -91,8 +91,13 @@ func (s *ModelStore) Lookup(name string) (Model, error) {
 	return Model{}, fmt.Errorf("models: unknown model %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// Path is where model name is (or would be) stored.
+// Path is where model name is (or would be) stored: a file in Dir. A name
+// that is empty or holds a path separator or ".." (which would name a
+// file elsewhere) is an error; it need not be in the catalog.
 func (s *ModelStore) Path(name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") {
+		return "", fmt.Errorf("models: bad model name %q", name)
+	}
 	d, err := s.dir()
 	if err != nil {
 		return "", err

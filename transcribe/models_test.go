@@ -183,6 +183,38 @@ func TestModelLookup(t *testing.T) {
 	}
 }
 
+// TestModelPathStaysInDir: Path names a file in Dir or fails; a name with
+// a separator or ".." named one elsewhere, which Installed then reported.
+func TestModelPathStaysInDir(t *testing.T) {
+	dir := t.TempDir()
+	st := &ModelStore{Dir: filepath.Join(dir, "models")}
+	if err := os.WriteFile(filepath.Join(dir, "secret.bin"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"base.en", true},
+		{"large-v3-q5_0", true},
+		{"", false},
+		{"x/../../secret", false},
+		{"../secret", false},
+		{`x\..\..\secret`, false},
+	} {
+		p, err := st.Path(tc.name)
+		if (err == nil) != tc.ok {
+			t.Errorf("Path(%q) = %q, %v; want ok %v", tc.name, p, err, tc.ok)
+		}
+		if err == nil && filepath.Dir(p) != st.Dir {
+			t.Errorf("Path(%q) = %q, outside %s", tc.name, p, st.Dir)
+		}
+	}
+	if p, ok := st.Installed("x/../../secret"); ok {
+		t.Errorf("Installed reports %s", p)
+	}
+}
+
 // TestNewUsesPulledModel: with a model pulled into the user cache and
 // whisper-cli present, the default engine order picks whisper with it.
 func TestNewUsesPulledModel(t *testing.T) {

@@ -216,6 +216,15 @@ func TestFillerCuts(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpFloat()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	// A pad that is no length is none: plan.Make refused the reversed or
+	// NaN cuts it made.
+	one := &Transcript{Fillers: []Filler{{Word: "um", Start: 1, End: 1.1}}}
+	for _, pad := range []float64{-1, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		want := []plan.Cut{{Start: 1, End: 1.1, Reason: plan.ReasonFiller}}
+		if diff := cmp.Diff(want, FillerCuts(one, pad), cmpFloat()); diff != "" {
+			t.Errorf("pad %v (-want +got):\n%s", pad, diff)
+		}
+	}
 }
 
 func cmpFloat() cmp.Option {
