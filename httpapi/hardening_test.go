@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"regexp"
 	"slices"
 	"strings"
@@ -531,6 +532,59 @@ func TestJSONBodyCap(t *testing.T) {
 			got := decodeErr(t, b)
 			if resp.StatusCode != tc.want || got.Code != tc.wantCode {
 				t.Errorf("got %d %s (%s), want %d %s", resp.StatusCode, got.Code, got.Error, tc.want, tc.wantCode)
+			}
+		})
+	}
+}
+
+// TestRefusedUploadKeepsConnection: an upload refused on its first bytes
+// (content sniffed) is read to its end when a few MiB are left, so the
+// answer goes out on an open connection: closing it while the client still
+// sends would reset the connection, and a client may lose the answer it
+// has not read yet. The connection is then used again.
+func TestRefusedUploadKeepsConnection(t *testing.T) {
+	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20 })
+	wav := make([]byte, 3<<20)
+	copy(wav, "RIFF\x00\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\xbb\x00\x00\x00\x77\x01\x00\x02\x00\x10\x00data")
+	binary.LittleEndian.PutUint32(wav[4:], uint32(len(wav)-8))
+	binary.LittleEndian.PutUint32(wav[40:], uint32(len(wav)-44))
+	junk := bytes.Repeat([]byte("not media "), 300<<10)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	for _, tc := range []struct {
+		name, options string
+		body          []byte
+		status        int
+	}{
+		{"video export of audio", `{"export":{"format":"mp4"}}`, wav, 400},
+		{"unsupported content", ``, junk, 415},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reused := false
+			trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }}
+			for i := range 2 {
+				req, err := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace), "POST", e.srv.URL+"/api/v1/jobs", bytes.NewReader(tc.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+proKey)
+				req.Header.Set("X-Filename", "talk.wav")
+				if tc.options != "" {
+					req.Header.Set("X-Options", tc.options)
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tc.status || resp.Close {
+					t.Errorf("request %d: %d close=%v %s, want %d on an open connection", i, resp.StatusCode, resp.Close, b, tc.status)
+				}
+			}
+			if !reused {
+				t.Errorf("the second request did not reuse the connection")
 			}
 		})
 	}

@@ -315,11 +315,13 @@ func (w *respWriter) closeIfUnread() {
 // bodyTracker records whether a request body was read to its end.
 type bodyTracker struct {
 	io.ReadCloser
-	done atomic.Bool // a read returned io.EOF
+	done atomic.Bool  // a read returned io.EOF
+	read atomic.Int64 // bytes read
 }
 
 func (b *bodyTracker) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	b.read.Add(int64(n))
 	if err == io.EOF {
 		b.done.Store(true)
 	}

@@ -100,6 +100,45 @@ func (b *uploadBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// drainMax is the most of a refused upload's rest that is read before the
+// answer (drainUpload).
+const drainMax = 8 << 20
+
+// drainIdle is how long drainUpload waits for each piece of the rest.
+const drainIdle = 2 * time.Second
+
+// drainUpload reads and discards the rest of an upload refused after its
+// first bytes were read (its content sniffed: an unsupported format, a
+// video export for an audio file), when at most drainMax bytes of it are
+// left and they keep coming: the connection then stays open and the
+// client reads the answer. Otherwise the answer closes the connection
+// (closeIfUnread), and a client still sending when the server closes may
+// get a reset in place of the answer it has not read yet. An upload not
+// started (refused on its headers) is not read: a client that waits for
+// the answer before sending gets it at once.
+func drainUpload(w http.ResponseWriter, r *http.Request) {
+	rw, ok := w.(*respWriter)
+	if !ok || rw.body == nil || rw.body.done.Load() || rw.body.read.Load() == 0 {
+		return
+	}
+	if r.ContentLength > 0 && r.ContentLength-rw.body.read.Load() > drainMax {
+		return
+	}
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for left := int64(drainMax); left > 0; {
+		if rc.SetReadDeadline(time.Now().Add(drainIdle)) != nil {
+			return
+		}
+		n, err := r.Body.Read(buf[:min(int64(len(buf)), left)])
+		left -= int64(n)
+		if err != nil {
+			break
+		}
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+}
+
 // createFailed answers a failed job creation: a download's error with its
 // client message (its detail goes to the log with the request id), a
 // stalled upload or an over-limit one with Connection: close, a 429 with
@@ -113,6 +152,8 @@ func (s *server) createFailed(w http.ResponseWriter, r *http.Request, err error)
 	switch {
 	case errors.Is(err, apiv1.ErrFileTooLarge), errors.Is(err, apiv1.ErrRequestTimeout):
 		w.Header().Set("Connection", "close")
+	default:
+		drainUpload(w, r)
 	case errors.Is(err, apiv1.ErrRateLimited):
 		w.Header().Set("Retry-After", uploadRetryAfter)
 		if r.ContentLength != 0 {
