@@ -350,6 +350,10 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 		// not from a pipe: end it where its LAME tag says, as the native
 		// decoder does.
 		st.limit = n
+		if info.Frames <= 0 {
+			// The tag's count is the length (a truncated file ends sooner).
+			info.Frames, info.Duration = n, float64(n)/float64(info.SampleRate)
+		}
 	}
 	return st.ready(info)
 }

@@ -178,3 +178,36 @@ func hasWarning(a *Analysis, prefix string) bool {
 	}
 	return false
 }
+
+// TestAnalyzeTruncatedMP3: an MP3 whose Xing/Info tag counts its frames
+// (as LAME writes it) and which holds a third of them (a download cut
+// short) is analysed for what it holds, with the truncation warning; the
+// whole file, VBR or CBR, has none.
+func TestAnalyzeTruncatedMP3(t *testing.T) {
+	ctx := context.Background()
+	for _, rate := range []string{"-q:a", "-b:a"} {
+		q := map[string]string{"-q:a": "2", "-b:a": "128k"}[rate]
+		path := ffmpegGen(t, "whole"+rate+".mp3", "-f", "lavfi", "-i", "sine=f=440:d=12:sample_rate=44100", "-ac", "2", "-c:a", "libmp3lame", rate, q)
+		whole, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dec := range []Decoder{NativeDecoder{}, AutoDecoder{}} {
+			a, err := AnalyzeReader(ctx, bytes.NewReader(whole), "whole.mp3", AnalyzeOptions{Decoder: dec})
+			if err != nil {
+				t.Fatalf("%s %T: whole file: %v", rate, dec, err)
+			}
+			if hasWarning(a, WarnTruncated) || a.Input.Duration < 11.99 {
+				t.Errorf("%s %T: whole file of %.3f s: warnings %q", rate, dec, a.Input.Duration, a.Warnings)
+			}
+			cut := whole[:len(whole)/3]
+			a, err = AnalyzeReader(ctx, bytes.NewReader(cut), "cut.mp3", AnalyzeOptions{Decoder: dec})
+			if err != nil {
+				t.Fatalf("%s %T: cut file: %v", rate, dec, err)
+			}
+			if !hasWarning(a, WarnTruncated) || a.Input.Duration > 4.5 {
+				t.Errorf("%s %T: a third of the file, %.3f s: warnings %q, want the truncation warning", rate, dec, a.Input.Duration, a.Warnings)
+			}
+		}
+	}
+}

@@ -97,11 +97,21 @@ func AnalyzeWith(ctx context.Context, dec Decoder, path string, progress Progres
 // analysis covers what the input holds.
 const WarnTruncated = "truncated input"
 
-// truncation returns the warning for a WAV input whose header (header: the
+// truncation returns the warning for an input whose header (header: the
 // decoder's Info at the start) counted more frames than were decoded (got:
-// the analysis's Input), else "". Only WAV counts its frames exactly.
+// the analysis's Input), else "". Only a WAV's header and an MP3's
+// Xing/Info tag count the frames exactly (an MP3's within one of its
+// frames, 1152 samples: decoders differ by a part of one at the end).
 func truncation(header, got Info) string {
-	if header.Format != "wav" || header.Frames <= 0 || got.Frames >= header.Frames {
+	slack := int64(0)
+	switch header.Format {
+	case "wav":
+	case "mp3":
+		slack = 1152
+	default:
+		return ""
+	}
+	if header.Frames <= 0 || got.Frames >= header.Frames-slack {
 		return ""
 	}
 	return fmt.Sprintf("%s: its header gives %.3f s, the file holds %.3f s; the analysis covers what it holds",
