@@ -40,8 +40,8 @@ type Analysis struct {
 	ThresholdDb   float64  `json:"thresholdDb"`   // the automatic pause threshold (PauseThreshold), the one the planner uses
 	Envelope      Envelope `json:"envelope"`
 	// Warnings say what the analysis found odd, such as a file with no
-	// pause at all (WarnNoPauses) or a WAV holding less than its header
-	// gives (WarnTruncated).
+	// pause at all (WarnNoPauses) or a WAV or MP3 holding less than its
+	// header or Xing tag gives (WarnTruncated).
 	Warnings []string `json:"warnings,omitempty"`
 
 	// Blocks are the channel-weighted mean-square K-weighted energies of
