@@ -770,10 +770,10 @@ func TestOptionsMethod(t *testing.T) {
 	e := newTestEnv(t, nil)
 	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
 	for path, allow := range map[string]string{
-		"/api/v1/jobs":                        "GET, POST",
-		"/api/v1/jobs/" + id:                  "DELETE, GET, PATCH",
+		"/api/v1/jobs":                        "GET, HEAD, POST",
+		"/api/v1/jobs/" + id:                  "DELETE, GET, HEAD, PATCH",
 		"/api/v1/jobs/" + id + "/download":    "GET, HEAD",
-		"/api/v1/jobs/" + id + "/timelines/x": "GET",
+		"/api/v1/jobs/" + id + "/timelines/x": "GET, HEAD",
 	} {
 		resp, b := e.call(t, "OPTIONS", path, "", nil, nil)
 		if eb := decodeErr(t, b); resp.StatusCode != http.StatusMethodNotAllowed || eb.Code != apiv1.CodeMethodNotAllowed {
@@ -785,6 +785,31 @@ func TestOptionsMethod(t *testing.T) {
 		resp, _ = e.call(t, "PUT", path, proKey, nil, nil)
 		if got := resp.Header.Get("Allow"); got != allow {
 			t.Errorf("PUT %s: Allow %q, want %q", path, got, allow)
+		}
+	}
+}
+
+// TestHeadAnswersLikeGet: every GET route answers HEAD with the GET's
+// status and headers and no body (RFC 9110: a server that answers GET
+// answers HEAD), with the same key checks; it answered 405.
+func TestHeadAnswersLikeGet(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	for _, tc := range []struct {
+		path, key string
+	}{
+		{"/api/v1/jobs", proKey},
+		{"/api/v1/jobs/" + id, proKey},
+		{"/api/v1/jobs/" + id, ""},
+		{"/api/v1/jobs/job_nope", proKey},
+		{"/api/v1/jobs/" + id + "/timelines/edl", proKey},
+		{"/api/v1/openapi.json", ""},
+		{"/healthz", ""},
+	} {
+		get, _ := e.call(t, "GET", tc.path, tc.key, nil, nil)
+		head, b := e.call(t, "HEAD", tc.path, tc.key, nil, nil)
+		if head.StatusCode != get.StatusCode || len(b) != 0 || head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
+			t.Errorf("HEAD %s (key %q): %d %q, %d bytes; GET: %d %q", tc.path, tc.key, head.StatusCode, head.Header.Get("Content-Type"), len(b), get.StatusCode, get.Header.Get("Content-Type"))
 		}
 	}
 }

@@ -172,24 +172,33 @@ func newServer(cfg Config) (*server, http.Handler) {
 	})
 	r.PanicHandler = nil // recovery is the outer middleware, so it also covers NotFound handlers
 
+	// handle registers h for method on route; a GET route answers HEAD too
+	// (RFC 9110 9.3.2: the GET's headers without its body, which net/http
+	// leaves out).
 	handle := func(method, route string, h func(http.ResponseWriter, *http.Request, httprouter.Params), authed bool) {
-		r.Handle(method, route, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-			if rw, ok := w.(*respWriter); ok {
-				rw.route = route
-			}
-			if authed {
-				id, err := s.authenticate(req)
-				if err != nil {
-					if errors.Is(err, apiv1.ErrUnauthorized) {
-						w.Header().Set("WWW-Authenticate", bearerChallenge(req))
-					}
-					writeError(w, err)
-					return
+		methods := []string{method}
+		if method == http.MethodGet {
+			methods = append(methods, http.MethodHead)
+		}
+		for _, method := range methods {
+			r.Handle(method, route, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+				if rw, ok := w.(*respWriter); ok {
+					rw.route = route
 				}
-				req = req.WithContext(context.WithValue(req.Context(), identityKey{}, id))
-			}
-			h(w, req, ps)
-		})
+				if authed {
+					id, err := s.authenticate(req)
+					if err != nil {
+						if errors.Is(err, apiv1.ErrUnauthorized) {
+							w.Header().Set("WWW-Authenticate", bearerChallenge(req))
+						}
+						writeError(w, err)
+						return
+					}
+					req = req.WithContext(context.WithValue(req.Context(), identityKey{}, id))
+				}
+				h(w, req, ps)
+			})
+		}
 	}
 	handle(http.MethodGet, "/healthz", s.healthz, false)
 	handle(http.MethodGet, "/readyz", s.readyz, false)
@@ -204,9 +213,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	handle(http.MethodPatch, "/api/v1/jobs/:id", s.patch, true)
 	handle(http.MethodDelete, "/api/v1/jobs/:id", s.delete, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/download", s.download, true)
-	handle(http.MethodHead, "/api/v1/jobs/:id/download", s.download, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/original", s.original, true)
-	handle(http.MethodHead, "/api/v1/jobs/:id/original", s.original, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/timelines/:kind", s.timeline, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/preview", s.preview, true)
 	handle(http.MethodGet, "/api/v1/jobs/:id/envelope", s.envelope, true)
