@@ -54,8 +54,9 @@ func TestAnalyzeHeaderClaimsMoreThanInput(t *testing.T) {
 	if _, err := AnalyzeReader(ctx, fh, "in.wav", o); err != nil {
 		t.Errorf("file with a limit: %v", err)
 	}
-	if _, err := AnalyzeReader(ctx, streamOnly(data), "in.wav", o); !errors.Is(err, ErrTooLong) {
-		t.Errorf("stream of unknown size: %v, want ErrTooLong from the header", err)
+	var tl *TooLongError
+	if _, err := AnalyzeReader(ctx, streamOnly(data), "in.wav", o); !errors.Is(err, ErrTooLong) || !errors.As(err, &tl) || tl.Duration != 18*3600 || tl.Limit != 3*3600 {
+		t.Errorf("stream of unknown size: %v, want a TooLongError of 18 h over 3 h from the header", err)
 	}
 }
 

@@ -57,7 +57,7 @@ func AnalyzeReader(ctx context.Context, r io.Reader, name string, o AnalyzeOptio
 		// truncated WAV, or a lying data chunk size) is not trusted: the
 		// decoder reads what there is, and limitSource counts it.
 		if info.Duration > max && !claimsMoreThan(info, size) {
-			return nil, fmt.Errorf("%w: %s lasts %.0f s, over the %.0f s limit", ErrTooLong, name, info.Duration, max)
+			return nil, &TooLongError{Name: name, Duration: info.Duration, Limit: max}
 		}
 		src = &limitSource{Source: src, max: int64(max * float64(s.Format().SampleRate)), limit: o.MaxDuration}
 	}

@@ -13,6 +13,23 @@ var ErrUnsupportedFormat = errors.New("unsupported format")
 // ErrTooLong reports an input longer than the caller's duration limit.
 var ErrTooLong = errors.New("input too long")
 
+// TooLongError is the error of an input whose header gives a length over
+// the caller's limit: errors.Is(err, ErrTooLong) holds, and errors.As gives
+// the length. An input that runs over the limit while decoded (its header
+// gave no length, or less) is refused with ErrTooLong alone.
+type TooLongError struct {
+	Name     string  // the input's name
+	Duration float64 // the length its header gives, seconds
+	Limit    float64 // the limit, seconds
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("%v: %s lasts %.0f s, over the %.0f s limit", ErrTooLong, e.Name, e.Duration, e.Limit)
+}
+
+// Is reports whether target is ErrTooLong.
+func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }
+
 // ErrFFmpegMissing reports that ffmpeg or ffprobe is needed but not installed.
 var ErrFFmpegMissing = errors.New("ffmpeg/ffprobe not found: install the Debian package ffmpeg")
 

@@ -81,14 +81,18 @@ func TestFailedStates(t *testing.T) {
 	m := testManager(t, t.TempDir(), &gateEngine{}, func(c *Config) { c.MaxDuration = 20 * time.Second })
 	ctx := context.Background()
 	tests := []struct {
-		name  string
-		opts  apiv1.Options
-		media string
-		code  apiv1.ErrorCode
+		name     string
+		opts     apiv1.Options
+		media    string
+		code     apiv1.ErrorCode
+		duration float64 // input.duration of the failed job (0: null)
 	}{
-		{"nothing to keep", apiv1.Options{Params: &apiv1.ParamsInput{ThresholdDb: ptr(-10.0)}}, "RIFF 4", "nothing_to_keep"},
-		{"undecodable", apiv1.Options{}, "RIFF garbage", "unsupported_format"},
-		{"too long", apiv1.Options{}, "RIFF 30", "too_long"},
+		{"nothing to keep", apiv1.Options{Params: &apiv1.ParamsInput{ThresholdDb: ptr(-10.0)}}, "RIFF 4", "nothing_to_keep", 4},
+		{"undecodable", apiv1.Options{}, "RIFF garbage", "unsupported_format", 0},
+		// A too-long input shows its length: the decoded one, or the
+		// one its header gives when that stopped the analysis.
+		{"too long", apiv1.Options{}, "RIFF 30", "too_long", 30},
+		{"too long by its header", apiv1.Options{}, "RIFF 40 header", "too_long", 40},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,6 +103,9 @@ func TestFailedStates(t *testing.T) {
 			j = waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusFailed))
 			if j.Error == nil || j.Error.Code != tc.code || j.Error.Message == "" || j.Output != nil {
 				t.Fatalf("failed job: error %+v output %+v", j.Error, j.Output)
+			}
+			if d := j.Input.Duration; (d == nil) != (tc.duration == 0) || d != nil && *d != tc.duration {
+				t.Errorf("input.duration %v, want %g (0: null)", fmtPtr(d), tc.duration)
 			}
 		})
 	}
@@ -134,7 +141,7 @@ func TestFailedStates(t *testing.T) {
 			got[mt.GetLabel()[0].GetValue()] = mt.GetGauge().GetValue()
 		}
 	}
-	want := map[string]float64{"analyzing": 0, "transcribing": 0, "rendering": 0, "done": 1, "failed": 2}
+	want := map[string]float64{"analyzing": 0, "transcribing": 0, "rendering": 0, "done": 1, "failed": 3}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("autocut_jobs (-want +got):\n%s", diff)
 	}
@@ -392,4 +399,12 @@ func TestTranscriptionWaitHoldsNoWorker(t *testing.T) {
 	if got := tr.peak.Load(); got != 1 {
 		t.Errorf("peak concurrent transcriptions = %d, want 1", got)
 	}
+}
+
+// fmtPtr formats an optional number for a message.
+func fmtPtr(d *float64) string {
+	if d == nil {
+		return "null"
+	}
+	return fmt.Sprint(*d)
 }

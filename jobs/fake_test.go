@@ -81,6 +81,10 @@ func (g *gateEngine) Analyze(ctx context.Context, r io.Reader, name string, maxD
 	if _, err := fmt.Sscanf(string(b), "RIFF %g", &sec); err != nil {
 		return nil, fmt.Errorf("%w: fake media: %v", dsp.ErrUnsupportedFormat, err)
 	}
+	if bytes.Contains(b, []byte("header")) && maxDuration > 0 && sec > maxDuration.Seconds() {
+		// As the real engine refuses a header giving more than the limit.
+		return nil, &dsp.TooLongError{Name: name, Duration: sec, Limit: maxDuration.Seconds()}
+	}
 	n := int(sec * 100)
 	a := &dsp.Analysis{Input: dsp.Info{Name: "x", Type: "audio", Format: "wav", Duration: sec, SampleRate: 48000, Channels: 1},
 		Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n)},

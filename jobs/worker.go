@@ -326,12 +326,18 @@ func (r *run) analyze(ctx context.Context, in *original, keep bool) (*dsp.Analys
 		return err
 	})
 	if err != nil {
+		if tl := (*dsp.TooLongError)(nil); errors.As(err, &tl) {
+			d := tl.Duration // what the header gives: the job shows it
+			rec.Input.Duration = &d
+		}
 		if errors.Is(err, dsp.ErrUnsupportedFormat) || errors.Is(err, dsp.ErrTooLong) {
 			return nil, fail(err)
 		}
 		return nil, fmt.Errorf("analyse: %w", err)
 	}
 	if err := m.checkDuration(a.Input.Duration); err != nil {
+		d := a.Input.Duration
+		rec.Input.Duration = &d
 		return nil, err
 	}
 	a.Input.Name = rec.Input.Name
