@@ -17,7 +17,8 @@ import (
 
 // ErrInvalidOptions reports timeline options that cannot be honoured (an
 // unknown kind or version, drop-frame at a rate that has none, an edit rate
-// ParseRate would refuse) or media and kept ranges that are not times (a
+// ParseRate would refuse, Premiere XML or an EDL at a rate they cannot
+// state) or media and kept ranges that are not times (a
 // media duration not over 0, a NaN or infinite range).
 var ErrInvalidOptions = errors.New("invalid timeline options")
 
@@ -241,6 +242,12 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 	if rate.Num <= 0 || rate.Den <= 0 {
 		rate = dsp.Rational{Num: 30, Den: 1}
 	}
+	// In lowest terms: 60000/2002 is NTSC 29.97 and 50/2 is 25 for every
+	// writer (xmeml's ntsc flag, drop-frame and FCP's format names look at
+	// the reduced ratio).
+	if g := gcd(rate.Num, rate.Den); g > 1 {
+		rate = dsp.Rational{Num: rate.Num / g, Den: rate.Den / g}
+	}
 	e := &edit{m: m, o: o, rate: rate, fps: int64(math.Round(rate.Float()))}
 	if o.DropFrame {
 		if rate.Den != 1001 || (e.fps != 30 && e.fps != 60) {
@@ -261,6 +268,37 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 	return e, nil
 }
 
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// timebaseRate reports whether the edit rate is one xmeml and CMX 3600 can
+// state: they count whole frames per second (xmeml's timebase, an EDL's
+// timecode), with NTSC rates (N×1000/1001) flagged as such. At 12.5 or
+// 2997/100 fps they would state another rate (13 or 30), and every time
+// in them would be off.
+func (e *edit) timebaseRate() bool {
+	return e.rate.Den == 1 || e.rate.Den == 1001 && e.rate.Num%1000 == 0
+}
+
+// check reports whether kind k can be written for this edit.
+func (e *edit) check(k Kind) error {
+	switch k {
+	case Premiere, EDL:
+		if !e.timebaseRate() {
+			return fmt.Errorf("%w: %s at %s fps: it states whole frames per second or an NTSC rate (such as 25 or 30000/1001) and cannot state this one; "+
+				"choose such a rate, or another kind (fcpxml, otio, csv)", ErrInvalidOptions, k, e.rate)
+		}
+	case FCPXML, OTIO, CSV:
+	default:
+		return fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
+	}
+	return nil
+}
+
 // frameSize is the video frame size the timelines declare: the media's,
 // or 1920x1080 for audio-only media and video of unknown size (editors
 // need a video format for every sequence).
@@ -276,9 +314,14 @@ func (e *edit) total() int64 { return e.segs[len(e.segs)-1].RecOut }
 
 // Write writes the timeline of kind k for the kept ranges of media m.
 // An EDL of more than 999 events returns ErrTooManyEvents (WriteFiles splits it).
+// Premiere XML and EDL state whole frames per second or an NTSC rate: at
+// another edit rate (12.5, 2997/100) they return ErrInvalidOptions.
 func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 	e, err := newEdit(keep, m, o)
 	if err != nil {
+		return err
+	}
+	if err := e.check(k); err != nil {
 		return err
 	}
 	switch k {
@@ -301,11 +344,17 @@ func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 
 // WriteFiles writes the timelines of kinds into dir (created if missing) as
 // <stem>-autocut.<ext> and returns the paths written. An EDL past 999 events is split into
-// <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated).
+// <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated). A kind
+// Write would refuse for this edit (see Write) is refused before any file is written.
 func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Options) ([]string, error) {
 	e, err := newEdit(keep, m, o)
 	if err != nil {
 		return nil, err
+	}
+	for _, k := range kinds { // before any file is written
+		if err := e.check(k); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

@@ -776,3 +776,81 @@ func TestTimecodeWithoutRate(t *testing.T) {
 		t.Errorf("Timecode(30, 30, false) = %q", got)
 	}
 }
+
+// TestRatesInLowestTerms: a rate not in lowest terms is the same rate for
+// every writer. 60000/2002 was written as 30 fps in Premiere XML (ntsc
+// FALSE), refused drop-frame and got no FCP format name; 50/2 got no FCP
+// format name.
+func TestRatesInLowestTerms(t *testing.T) {
+	m := Media{Name: "a", File: "a.wav", Path: "/m/a.wav", Duration: 60, SampleRate: 48000, Channels: 2}
+	keep := []dsp.Range{{Start: 1.5, End: 4.2}, {Start: 10, End: 12.5}}
+	for _, c := range []struct {
+		name          string
+		given, lowest dsp.Rational
+		drop          bool
+	}{
+		{"29.97 as 60000/2002", dsp.Rational{Num: 60000, Den: 2002}, ntsc30, false},
+		{"29.97 DF as 60000/2002", dsp.Rational{Num: 60000, Den: 2002}, ntsc30, true},
+		{"25 as 50/2", dsp.Rational{Num: 50, Den: 2}, dsp.Rational{Num: 25, Den: 1}, false},
+		{"12.5 as 12500/1000", dsp.Rational{Num: 12500, Den: 1000}, dsp.Rational{Num: 25, Den: 2}, false},
+	} {
+		for _, k := range Kinds() {
+			var got, want bytes.Buffer
+			errGot := Write(&got, k, keep, m, Options{Rate: c.given, DropFrame: c.drop})
+			errWant := Write(&want, k, keep, m, Options{Rate: c.lowest, DropFrame: c.drop})
+			if (errGot == nil) != (errWant == nil) {
+				t.Errorf("%s, %s: %v; in lowest terms: %v", c.name, k, errGot, errWant)
+				continue
+			}
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("%s, %s differs from the rate in lowest terms (-lowest +given):\n%s", c.name, k, diff)
+			}
+		}
+	}
+}
+
+// TestTimebaseRates: Premiere XML and CMX 3600 state whole frames per
+// second (ntsc for N×1000/1001); at another rate they are refused, where
+// they stated the nearest whole rate (12.5 fps as timebase 13, every time
+// off by 4 %; 2997/100 as 30 fps). The other kinds state any rate.
+func TestTimebaseRates(t *testing.T) {
+	audio := Media{Name: "a", File: "a.wav", Path: "/m/a.wav", Duration: 60, SampleRate: 48000, Channels: 2}
+	video := audio
+	video.HasVideo, video.FrameRate = true, dsp.Rational{Num: 25, Den: 2}
+	keep := []dsp.Range{{Start: 10, End: 20}}
+	for _, c := range []struct {
+		name string
+		m    Media
+		rate dsp.Rational
+		ok   bool // Premiere and EDL are written
+	}{
+		{"12.5 audio", audio, dsp.Rational{Num: 12500, Den: 1000}, false},
+		{"2997/100 audio", audio, dsp.Rational{Num: 2997, Den: 100}, false},
+		{"12.5 video", video, dsp.Rational{}, false},
+		{"15000/1001 audio", audio, dsp.Rational{Num: 15000, Den: 1001}, true},
+		{"23.976", audio, ntsc24, true},
+		{"24", audio, dsp.Rational{Num: 24, Den: 1}, true},
+		{"25", audio, dsp.Rational{Num: 25, Den: 1}, true},
+		{"50", audio, dsp.Rational{Num: 50, Den: 1}, true},
+		{"59.94", audio, ntsc60, true},
+		{"60", audio, dsp.Rational{Num: 60, Den: 1}, true},
+		{"119.88", audio, dsp.Rational{Num: 120000, Den: 1001}, true},
+	} {
+		for _, k := range Kinds() {
+			err := Write(io.Discard, k, keep, c.m, Options{Rate: c.rate})
+			if want := c.ok || (k != Premiere && k != EDL); want != (err == nil) || err != nil && !errors.Is(err, ErrInvalidOptions) {
+				t.Errorf("%s, %s: %v", c.name, k, err)
+			}
+		}
+		if c.ok {
+			continue
+		}
+		// WriteFiles refuses before it writes anything.
+		dir := t.TempDir()
+		files, err := WriteFiles(dir, "out", Kinds(), keep, c.m, Options{Rate: c.rate})
+		left, _ := os.ReadDir(dir)
+		if !errors.Is(err, ErrInvalidOptions) || len(files) != 0 || len(left) != 0 {
+			t.Errorf("%s: WriteFiles of every kind: %v, wrote %v, left %d files", c.name, err, files, len(left))
+		}
+	}
+}
