@@ -259,7 +259,7 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 	if len(e.segs) == 0 {
 		return nil, ErrNoWholeFrame
 	}
-	e.last = int64(math.Floor(m.Duration*rate.Float() + 1e-6))
+	e.last = lastFrame(m.Duration, rate)
 	e.tc = SecToFrame(m.StartTimecode, rate)
 	e.title = o.Title
 	if e.title == "" {

@@ -854,3 +854,52 @@ func TestTimebaseRates(t *testing.T) {
 		}
 	}
 }
+
+// TestExtentIsTheClamp: the media extent the timelines declare (FCPXML
+// asset duration, xmeml file duration, OTIO available range) is the last
+// whole frame FrameList clamps to. They were computed in two ways that
+// differ by a frame for durations a hair under a frame boundary, so a clip
+// kept to the end passed its asset's end by a frame.
+func TestExtentIsTheClamp(t *testing.T) {
+	for _, c := range []struct {
+		dur  float64
+		rate dsp.Rational
+	}{
+		{130.29683329996666, ntsc30},
+		{166.4496166499833, ntsc60},
+		{432.99923331664996, ntsc60},
+		{8648.890249958291, ntsc24},
+		{120.12, ntsc30},
+		{600, dsp.Rational{Num: 25, Den: 1}},
+	} {
+		m := Media{Name: "v", File: "v.mov", Path: "/m/v.mov", Duration: c.dur, SampleRate: 48000, Channels: 2, HasVideo: true, FrameRate: c.rate}
+		keep := []dsp.Range{{Start: 1, End: c.dur + 1}}
+		e, err := newEdit(keep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end := e.segs[len(e.segs)-1].SrcOut; end != e.last {
+			t.Errorf("%v s at %s: the clip kept to the end ends at frame %d, the media extent is %d frames", c.dur, c.rate, end, e.last)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, FCPXML, keep, m, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Asset struct {
+				Duration string `xml:"duration,attr"`
+			} `xml:"resources>asset"`
+			Clips []struct {
+				Start    string `xml:"start,attr"`
+				Duration string `xml:"duration,attr"`
+			} `xml:"library>event>project>sequence>spine>asset-clip"`
+		}
+		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		last := doc.Clips[len(doc.Clips)-1]
+		if end, extent := fcpFrames(t, last.Start, c.rate)+fcpFrames(t, last.Duration, c.rate), fcpFrames(t, doc.Asset.Duration, c.rate); end > extent {
+			t.Errorf("%v s at %s: FCPXML clip ends at frame %d, past its asset's %d", c.dur, c.rate, end, extent)
+		}
+	}
+}
