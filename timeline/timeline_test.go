@@ -298,11 +298,9 @@ func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if e.m.HasVideo {
-		w, h := wantSize(e.m)
-		if doc.SeqVideo != (size{w, h}) {
-			t.Errorf("sequence frame size %+v, want %dx%d", doc.SeqVideo, w, h)
-		}
+	// Audio-only media too: the sequence settings need a video format.
+	if w, h := wantSize(e.m); doc.SeqVideo != (size{w, h}) {
+		t.Errorf("sequence frame size %+v, want %dx%d", doc.SeqVideo, w, h)
 	}
 	seqRate := e.m.SampleRate
 	if !slices.Contains([]int{32000, 44100, 48000, 88200, 96000}, seqRate) {
