@@ -136,6 +136,9 @@ func MediaFromInfo(info dsp.Info, mediaPath string) Media {
 		mediaPath = info.Name
 	}
 	file := filepath.Base(mediaPath)
+	if windowsPath(mediaPath) {
+		file = mediaPath[strings.LastIndexAny(mediaPath, `\/`)+1:]
+	}
 	return Media{
 		Name: strings.TrimSuffix(file, filepath.Ext(file)), File: file, Path: mediaPath,
 		Duration: info.Duration, SampleRate: info.SampleRate, Channels: info.Channels,
@@ -407,10 +410,27 @@ func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Opt
 	return out, nil
 }
 
-// fileURL is a percent-encoded file URL for an absolute path, or a
+// windowsPath reports whether p is an absolute Windows path, a drive
+// ("D:\Media\a.mov", "D:/Media/a.mov") or UNC ("\\nas\share\a.mov") path,
+// whatever system writes the timeline: the editor that opens it may run on
+// Windows while autocut runs elsewhere.
+func windowsPath(p string) bool {
+	drive := len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+	return drive || strings.HasPrefix(p, `\\`) && len(p) > 2 && p[2] != '\\'
+}
+
+// fileURL is a percent-encoded file URL for an absolute path (a Windows
+// one too: file:///D:/Media/a.mov, file://nas/share/a.mov), or a
 // percent-encoded relative reference for a relative one (resolved by the
 // editor against the timeline's own location).
 func fileURL(p string) string {
+	if windowsPath(p) {
+		p = strings.ReplaceAll(p, `\`, "/")
+		if host, rest, ok := strings.Cut(strings.TrimPrefix(p, "//"), "/"); strings.HasPrefix(p, "//") && ok {
+			return (&url.URL{Scheme: "file", Host: host, Path: "/" + rest}).String()
+		}
+		return (&url.URL{Scheme: "file", Path: "/" + p}).String()
+	}
 	p = filepath.ToSlash(p)
 	if path.IsAbs(p) {
 		return (&url.URL{Scheme: "file", Path: p}).String()

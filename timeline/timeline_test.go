@@ -901,3 +901,43 @@ func TestExtentIsTheClamp(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsMediaPaths: a Windows media path (the editor's machine, given
+// as --timeline-media-path or the API's mediaPath) is an absolute file URL
+// and its clip is named by the file name, on any system. On Linux it was a
+// relative reference ("./D:%5CFootage%5Ca%20b.mov") and the whole path
+// named the clip.
+func TestWindowsMediaPaths(t *testing.T) {
+	for _, c := range []struct {
+		path, name, file, url, pathurl string
+	}{
+		{`D:\Footage\a b.mov`, "a b", "a b.mov", "file:///D:/Footage/a%20b.mov", "file://localhost/D:/Footage/a%20b.mov"},
+		{`c:/Users/zoé/#1 100%.wav`, "#1 100%", "#1 100%.wav", "file:///c:/Users/zo%C3%A9/%231%20100%25.wav", "file://localhost/c:/Users/zo%C3%A9/%231%20100%25.wav"},
+		{`\\nas\share\cuts\a.mov`, "a", "a.mov", "file://nas/share/cuts/a.mov", "file://nas/share/cuts/a.mov"},
+		{"/Volumes/Media/a b.mov", "a b", "a b.mov", "file:///Volumes/Media/a%20b.mov", "file://localhost/Volumes/Media/a%20b.mov"},
+		{"a b.mov", "a b", "a b.mov", "a%20b.mov", "a%20b.mov"},
+		{"D:a.mov", "D:a", "D:a.mov", "./D:a.mov", "./D:a.mov"}, // drive-relative: not absolute
+	} {
+		m := MediaFromInfo(dsp.Info{Name: "x.mov", Type: "audio", Duration: 60, SampleRate: 48000, Channels: 2}, c.path)
+		got := []string{m.Name, m.File, fileURL(m.Path), pathURL(m.Path)}
+		if diff := cmp.Diff([]string{c.name, c.file, c.url, c.pathurl}, got); diff != "" {
+			t.Errorf("%s: name, file, URL, pathurl (-want +got):\n%s", c.path, diff)
+		}
+		for _, k := range []Kind{FCPXML, Premiere, OTIO} {
+			var b bytes.Buffer
+			if err := Write(&b, k, []dsp.Range{{Start: 1, End: 2}}, m, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			want := c.url
+			if k == Premiere {
+				want = c.pathurl
+			}
+			if k != OTIO {
+				want = attr(want)
+			}
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: %s does not hold %s", c.path, k, want)
+			}
+		}
+	}
+}
