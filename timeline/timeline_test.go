@@ -941,3 +941,38 @@ func TestWindowsMediaPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestEDLLineBreaksInNames: a line break in the title, file name or path
+// (a file name may hold one) stays on its EDL line; it ended the line and
+// the rest was a line of its own, here an extra event.
+func TestEDLLineBreaksInNames(t *testing.T) {
+	fake := "002  AX       AA    C        00:00:00:00 00:00:09:00 01:00:00:00 01:00:09:00"
+	for _, c := range []struct {
+		name string
+		m    Media
+		o    Options
+	}{
+		{"file name", Media{Name: "a", File: "a\n" + fake + ".wav", Path: "/m/a\n" + fake + ".wav"}, Options{}},
+		{"path", Media{Name: "a", File: "a.wav", Path: "/m\r\n" + fake + "/a.wav"}, Options{}},
+		{"title", Media{Name: "a", File: "a.wav", Path: "/m/a.wav"}, Options{Title: "cut\n" + fake}},
+	} {
+		c.m.Duration, c.m.SampleRate, c.m.Channels = 60, 48000, 2
+		var b bytes.Buffer
+		if err := Write(&b, EDL, []dsp.Range{{Start: 1, End: 2}}, c.m, c.o); err != nil {
+			t.Fatal(err)
+		}
+		var events, other []string
+		for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			switch {
+			case edlEvent.MatchString(l):
+				events = append(events, l)
+			case l == "", strings.HasPrefix(l, "TITLE: "), strings.HasPrefix(l, "FCM: "), strings.HasPrefix(l, "* "):
+			default:
+				other = append(other, l)
+			}
+		}
+		if len(events) != 1 || len(other) != 0 || strings.Contains(b.String(), "\r") {
+			t.Errorf("%s: %d events, other lines %q:\n%s", c.name, len(events), other, b.String())
+		}
+	}
+}
