@@ -295,6 +295,10 @@ func (e *edit) check(k Kind) error {
 			return fmt.Errorf("%w: %s at %s fps: it states whole frames per second or an NTSC rate (such as 25 or 30000/1001) and cannot state this one; "+
 				"choose such a rate, or another kind (fcpxml, otio, csv)", ErrInvalidOptions, k, e.rate)
 		}
+		if k == EDL && e.fps > 100 {
+			return fmt.Errorf("%w: edl at %s fps: CMX 3600 timecode writes two digits of frames (at most 100 fps); "+
+				"choose another kind (fcpxml, premiere, otio, csv)", ErrInvalidOptions, e.rate)
+		}
 	case FCPXML, OTIO, CSV:
 	default:
 		return fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
@@ -318,7 +322,8 @@ func (e *edit) total() int64 { return e.segs[len(e.segs)-1].RecOut }
 // Write writes the timeline of kind k for the kept ranges of media m.
 // An EDL of more than 999 events returns ErrTooManyEvents (WriteFiles splits it).
 // Premiere XML and EDL state whole frames per second or an NTSC rate: at
-// another edit rate (12.5, 2997/100) they return ErrInvalidOptions.
+// another edit rate (12.5, 2997/100) they return ErrInvalidOptions, as
+// does an EDL past 100 fps (two digits of frames).
 func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 	e, err := newEdit(keep, m, o)
 	if err != nil {

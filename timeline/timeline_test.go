@@ -832,7 +832,6 @@ func TestTimebaseRates(t *testing.T) {
 		{"50", audio, dsp.Rational{Num: 50, Den: 1}, true},
 		{"59.94", audio, ntsc60, true},
 		{"60", audio, dsp.Rational{Num: 60, Den: 1}, true},
-		{"119.88", audio, dsp.Rational{Num: 120000, Den: 1001}, true},
 	} {
 		for _, k := range Kinds() {
 			err := Write(io.Discard, k, keep, c.m, Options{Rate: c.rate})
@@ -973,6 +972,40 @@ func TestEDLLineBreaksInNames(t *testing.T) {
 		}
 		if len(events) != 1 || len(other) != 0 || strings.Contains(b.String(), "\r") {
 			t.Errorf("%s: %d events, other lines %q:\n%s", c.name, len(events), other, b.String())
+		}
+	}
+}
+
+// TestEDLTwoDigitFrames: CMX 3600 timecode has two digits of frames, so an
+// EDL past 100 fps is refused; at 120 fps it was written with three
+// ("00:00:01:108"), out of its columns. Premiere XML states those rates.
+func TestEDLTwoDigitFrames(t *testing.T) {
+	for _, c := range []struct {
+		rate dsp.Rational
+		edl  bool
+	}{
+		{dsp.Rational{Num: 100, Den: 1}, true},
+		{dsp.Rational{Num: 60, Den: 1}, true},
+		{dsp.Rational{Num: 120000, Den: 1001}, false},
+		{dsp.Rational{Num: 120, Den: 1}, false},
+		{dsp.Rational{Num: 240, Den: 1}, false},
+	} {
+		m := Media{Name: "v", File: "v.mov", Path: "/m/v.mov", Duration: 60, SampleRate: 48000, Channels: 2, HasVideo: true, FrameRate: c.rate}
+		keep := []dsp.Range{{Start: 1.9, End: 3.5}}
+		var b bytes.Buffer
+		err := Write(&b, EDL, keep, m, Options{})
+		if c.edl != (err == nil) || err != nil && !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("EDL at %s: %v", c.rate, err)
+		}
+		if err == nil {
+			for _, l := range strings.Split(b.String(), "\n") {
+				if strings.HasPrefix(l, "00") && !edlEvent.MatchString(l) {
+					t.Errorf("EDL at %s: event line %q", c.rate, l)
+				}
+			}
+		}
+		if err := Write(io.Discard, Premiere, keep, m, Options{}); err != nil {
+			t.Errorf("Premiere XML at %s: %v", c.rate, err)
 		}
 	}
 }
