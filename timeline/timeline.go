@@ -289,15 +289,16 @@ func (e *edit) timebaseRate() bool {
 
 // check reports whether kind k can be written for this edit.
 func (e *edit) check(k Kind) error {
+	fps := strconv.FormatFloat(math.Round(e.rate.Float()*1000)/1000, 'f', -1, 64)
 	switch k {
 	case Premiere, EDL:
 		if !e.timebaseRate() {
 			return fmt.Errorf("%w: %s at %s fps: it states whole frames per second or an NTSC rate (such as 25 or 30000/1001) and cannot state this one; "+
-				"choose such a rate, or another kind (fcpxml, otio, csv)", ErrInvalidOptions, k, e.rate)
+				"choose such a rate, or another kind (fcpxml, otio, csv)", ErrInvalidOptions, k, fps)
 		}
 		if k == EDL && e.fps > 100 {
 			return fmt.Errorf("%w: edl at %s fps: CMX 3600 timecode writes two digits of frames (at most 100 fps); "+
-				"choose another kind (fcpxml, premiere, otio, csv)", ErrInvalidOptions, e.rate)
+				"choose another kind (fcpxml, premiere, otio, csv)", ErrInvalidOptions, fps)
 		}
 	case FCPXML, OTIO, CSV:
 	default:
