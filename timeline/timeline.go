@@ -119,7 +119,7 @@ func (k Kind) ContentType() string {
 type Media struct {
 	Name          string       // clip name: the file name without extension
 	File          string       // file name with extension
-	Path          string       // where the editor finds the media (absolute path, or relative to the timeline)
+	Path          string       // where the editor finds the media (absolute path, relative to the timeline, or URL)
 	Duration      float64      // seconds
 	SampleRate    int          // audio rate, Hz
 	Channels      int          // audio channels
@@ -130,14 +130,20 @@ type Media struct {
 }
 
 // MediaFromInfo describes a decoded input; mediaPath is where the editor
-// finds it ("" means the input's file name).
+// finds it ("" means the input's file name): a path, or a URL (a file URL
+// is taken as its path).
 func MediaFromInfo(info dsp.Info, mediaPath string) Media {
 	if mediaPath == "" {
 		mediaPath = info.Name
 	}
+	if p, ok := filePathOfURL(mediaPath); ok {
+		mediaPath = p
+	}
 	file := filepath.Base(mediaPath)
 	if windowsPath(mediaPath) {
 		file = mediaPath[strings.LastIndexAny(mediaPath, `\/`)+1:]
+	} else if u, ok := mediaURL(mediaPath); ok {
+		file = path.Base(u.Path)
 	}
 	return Media{
 		Name: strings.TrimSuffix(file, filepath.Ext(file)), File: file, Path: mediaPath,
@@ -425,11 +431,41 @@ func windowsPath(p string) bool {
 	return drive || strings.HasPrefix(p, `\\`) && len(p) > 2 && p[2] != '\\'
 }
 
+// mediaURL returns p as a URL when it is one ("https://host/a.mov"): a
+// scheme of two letters or more (not a drive) and "://".
+func mediaURL(p string) (*url.URL, bool) {
+	u, err := url.Parse(p)
+	if err != nil || len(u.Scheme) < 2 || !strings.HasPrefix(p[len(u.Scheme):], "://") {
+		return nil, false
+	}
+	return u, true
+}
+
+// filePathOfURL returns the path a file URL names ("file:///Volumes/a%20b.mov",
+// "file://localhost/D%3a/a.mov" as Premiere writes it, "file://nas/share/a.mov")
+// and whether p is a file URL.
+func filePathOfURL(p string) (string, bool) {
+	u, ok := mediaURL(p)
+	if !ok || !strings.EqualFold(u.Scheme, "file") {
+		return "", false
+	}
+	switch {
+	case u.Host != "" && !strings.EqualFold(u.Host, "localhost"):
+		return `\\` + u.Host + strings.ReplaceAll(u.Path, "/", `\`), true
+	case len(u.Path) > 1 && windowsPath(u.Path[1:]):
+		return u.Path[1:], true
+	}
+	return u.Path, true
+}
+
 // fileURL is a percent-encoded file URL for an absolute path (a Windows
 // one too: file:///D:/Media/a.mov, file://nas/share/a.mov), or a
 // percent-encoded relative reference for a relative one (resolved by the
-// editor against the timeline's own location).
+// editor against the timeline's own location). A URL stays one.
 func fileURL(p string) string {
+	if u, ok := mediaURL(p); ok {
+		return u.String()
+	}
 	if windowsPath(p) {
 		p = strings.ReplaceAll(p, `\`, "/")
 		if host, rest, ok := strings.Cut(strings.TrimPrefix(p, "//"), "/"); strings.HasPrefix(p, "//") && ok {

@@ -1009,3 +1009,26 @@ func TestEDLTwoDigitFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaPathURLs: the API documents mediaPath as a path or a URL. A file
+// URL is taken as its path (the EDL and CSV show the path, the XML and OTIO
+// its URL); another URL stays as given. They were relative references:
+// "./file:///Volumes/Media/a%2520b.mov", the name "a%20b".
+func TestMediaPathURLs(t *testing.T) {
+	for _, c := range []struct {
+		in, name, path, url, pathurl string
+	}{
+		{"file:///Volumes/Media/a%20b.mov", "a b", "/Volumes/Media/a b.mov", "file:///Volumes/Media/a%20b.mov", "file://localhost/Volumes/Media/a%20b.mov"},
+		{"file://localhost/Volumes/Media/%231%20100%25.mov", "#1 100%", "/Volumes/Media/#1 100%.mov", "file:///Volumes/Media/%231%20100%25.mov", "file://localhost/Volumes/Media/%231%20100%25.mov"},
+		{"file://localhost/D%3a/Footage/a%20b.mov", "a b", "D:/Footage/a b.mov", "file:///D:/Footage/a%20b.mov", "file://localhost/D:/Footage/a%20b.mov"},
+		{"file:///C:/Users/zo%C3%A9/a.wav", "a", "C:/Users/zoé/a.wav", "file:///C:/Users/zo%C3%A9/a.wav", "file://localhost/C:/Users/zo%C3%A9/a.wav"},
+		{"file://nas/share/a%20b.mov", "a b", `\\nas\share\a b.mov`, "file://nas/share/a%20b.mov", "file://nas/share/a%20b.mov"},
+		{"https://media.example.com/shows/ep%201.mov", "ep 1", "https://media.example.com/shows/ep%201.mov", "https://media.example.com/shows/ep%201.mov", "https://media.example.com/shows/ep%201.mov"},
+	} {
+		m := MediaFromInfo(dsp.Info{Name: "x.mov", Type: "audio", Duration: 60, SampleRate: 48000, Channels: 2}, c.in)
+		got := []string{m.Name, m.Path, fileURL(m.Path), pathURL(m.Path)}
+		if diff := cmp.Diff([]string{c.name, c.path, c.url, c.pathurl}, got); diff != "" {
+			t.Errorf("%s: name, path, URL, pathurl (-want +got):\n%s", c.in, diff)
+		}
+	}
+}
