@@ -18,8 +18,8 @@ import (
 // ErrInvalidOptions reports timeline options that cannot be honoured (an
 // unknown kind or version, drop-frame at a rate that has none, an edit rate
 // ParseRate would refuse, Premiere XML or an EDL at a rate they cannot
-// state) or media and kept ranges that are not times (a
-// media duration not over 0, a NaN or infinite range).
+// state) or media and kept ranges that are not times (a media duration not
+// over 0, a NaN or infinite range).
 var ErrInvalidOptions = errors.New("invalid timeline options")
 
 // ErrTooManyEvents reports an EDL past CMX 3600's 999 events; WriteFiles
