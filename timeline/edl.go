@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 )
 
 // edlMaxEvents is CMX 3600's limit of events per list.
@@ -56,7 +58,7 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	if e.drop {
 		fcm = "DROP FRAME"
 	}
-	fmt.Fprintf(bw, "TITLE: %s\nFCM: %s\n\n", title, fcm)
+	fmt.Fprintf(bw, "TITLE: %s\nFCM: %s\n\n", edlText(title), fcm)
 	recStart := 3600 * e.fps // 01:00:00:00 in frames of the nominal rate
 	if e.drop {
 		recStart -= (e.fps / 15) * (60 - 6) // 01:00:00;00 in drop-frame counting
@@ -68,6 +70,7 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	if source == "" {
 		source = e.m.File
 	}
+	source, clipName := edlText(source), edlText(e.m.File)
 	line := make([]byte, 0, 160+2*len(source))
 	pad := func(b []byte, s string, w int) []byte {
 		b = append(b, s...)
@@ -98,7 +101,7 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 			line = append(line, ' ')
 			line = appendTimecode(line, recStart+s.RecOut, e.fps, e.drop)
 			line = append(line, "\n* FROM CLIP NAME: "...)
-			line = append(line, e.m.File...)
+			line = append(line, clipName...)
 			line = append(line, "\n* FROM FILE: "...)
 			line = append(line, source...)
 			line = append(line, "\n* SOURCE FILE: "...)
@@ -110,4 +113,16 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// edlText is s on one EDL line: a control character (a line break in a
+// file name) would end the line and start a line of its own, read as an
+// event or a comment, so each is written as a space.
+func edlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

@@ -24,9 +24,7 @@ func FrameList(keep []dsp.Range, rate dsp.Rational, mediaSec float64) []Segment 
 	if rate.Num <= 0 || rate.Den <= 0 {
 		return nil
 	}
-	// last whole frame: floor(mediaSec * rate), with a small tolerance for
-	// durations that are a whole number of frames in floating point.
-	last := int64(math.Floor(mediaSec*float64(rate.Num)/float64(rate.Den) + 1e-6))
+	last := lastFrame(mediaSec, rate)
 	var out []Segment
 	var rec int64
 	for _, r := range keep {
@@ -48,6 +46,14 @@ func FrameList(keep []dsp.Range, rate dsp.Rational, mediaSec float64) []Segment 
 		rec += o - in
 	}
 	return out
+}
+
+// lastFrame is the media's length in whole frames at rate: floor(mediaSec
+// * rate), with a small tolerance for durations that are a whole number of
+// frames in floating point. FrameList clamps to it and the writers declare
+// it as the media's extent: one computation, so no clip passes the extent.
+func lastFrame(mediaSec float64, rate dsp.Rational) int64 {
+	return int64(math.Floor(mediaSec*float64(rate.Num)/float64(rate.Den) + 1e-6))
 }
 
 // SecToFrame returns the nearest frame index at rate for t seconds.

@@ -17,8 +17,9 @@ import (
 
 // ErrInvalidOptions reports timeline options that cannot be honoured (an
 // unknown kind or version, drop-frame at a rate that has none, an edit rate
-// ParseRate would refuse) or media and kept ranges that are not times (a
-// media duration not over 0, a NaN or infinite range).
+// ParseRate would refuse, Premiere XML or an EDL at a rate they cannot
+// state) or media and kept ranges that are not times (a media duration not
+// over 0, a NaN or infinite range).
 var ErrInvalidOptions = errors.New("invalid timeline options")
 
 // ErrTooManyEvents reports an EDL past CMX 3600's 999 events; WriteFiles
@@ -118,7 +119,7 @@ func (k Kind) ContentType() string {
 type Media struct {
 	Name          string       // clip name: the file name without extension
 	File          string       // file name with extension
-	Path          string       // where the editor finds the media (absolute path, or relative to the timeline)
+	Path          string       // where the editor finds the media (absolute path, relative to the timeline, or URL)
 	Duration      float64      // seconds
 	SampleRate    int          // audio rate, Hz
 	Channels      int          // audio channels
@@ -129,12 +130,21 @@ type Media struct {
 }
 
 // MediaFromInfo describes a decoded input; mediaPath is where the editor
-// finds it ("" means the input's file name).
+// finds it ("" means the input's file name): a path, or a URL (a file URL
+// is taken as its path).
 func MediaFromInfo(info dsp.Info, mediaPath string) Media {
 	if mediaPath == "" {
 		mediaPath = info.Name
 	}
+	if p, ok := filePathOfURL(mediaPath); ok {
+		mediaPath = p
+	}
 	file := filepath.Base(mediaPath)
+	if windowsPath(mediaPath) {
+		file = mediaPath[strings.LastIndexAny(mediaPath, `\/`)+1:]
+	} else if u, ok := mediaURL(mediaPath); ok {
+		file = path.Base(u.Path)
+	}
 	return Media{
 		Name: strings.TrimSuffix(file, filepath.Ext(file)), File: file, Path: mediaPath,
 		Duration: info.Duration, SampleRate: info.SampleRate, Channels: info.Channels,
@@ -241,6 +251,12 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 	if rate.Num <= 0 || rate.Den <= 0 {
 		rate = dsp.Rational{Num: 30, Den: 1}
 	}
+	// In lowest terms: 60000/2002 is NTSC 29.97 and 50/2 is 25 for every
+	// writer (xmeml's ntsc flag, drop-frame and FCP's format names look at
+	// the reduced ratio).
+	if g := gcd(rate.Num, rate.Den); g > 1 {
+		rate = dsp.Rational{Num: rate.Num / g, Den: rate.Den / g}
+	}
 	e := &edit{m: m, o: o, rate: rate, fps: int64(math.Round(rate.Float()))}
 	if o.DropFrame {
 		if rate.Den != 1001 || (e.fps != 30 && e.fps != 60) {
@@ -252,13 +268,49 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 	if len(e.segs) == 0 {
 		return nil, ErrNoWholeFrame
 	}
-	e.last = int64(math.Floor(m.Duration*rate.Float() + 1e-6))
+	e.last = lastFrame(m.Duration, rate)
 	e.tc = SecToFrame(m.StartTimecode, rate)
 	e.title = o.Title
 	if e.title == "" {
 		e.title = m.Name + " (cut)"
 	}
 	return e, nil
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// timebaseRate reports whether the edit rate is one xmeml and CMX 3600 can
+// state: they count whole frames per second (xmeml's timebase, an EDL's
+// timecode), with NTSC rates (N×1000/1001) flagged as such. At 12.5 or
+// 2997/100 fps they would state another rate (13 or 30), and every time
+// in them would be off.
+func (e *edit) timebaseRate() bool {
+	return e.rate.Den == 1 || e.rate.Den == 1001 && e.rate.Num%1000 == 0
+}
+
+// check reports whether kind k can be written for this edit.
+func (e *edit) check(k Kind) error {
+	fps := strconv.FormatFloat(math.Round(e.rate.Float()*1000)/1000, 'f', -1, 64)
+	switch k {
+	case Premiere, EDL:
+		if !e.timebaseRate() {
+			return fmt.Errorf("%w: %s at %s fps: it states whole frames per second or an NTSC rate (such as 25 or 30000/1001) and cannot state this one; "+
+				"choose such a rate, or another kind (fcpxml, otio, csv)", ErrInvalidOptions, k, fps)
+		}
+		if k == EDL && e.fps > 100 {
+			return fmt.Errorf("%w: edl at %s fps: CMX 3600 timecode writes two digits of frames (at most 100 fps); "+
+				"choose another kind (fcpxml, premiere, otio, csv)", ErrInvalidOptions, fps)
+		}
+	case FCPXML, OTIO, CSV:
+	default:
+		return fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
+	}
+	return nil
 }
 
 // frameSize is the video frame size the timelines declare: the media's,
@@ -276,9 +328,15 @@ func (e *edit) total() int64 { return e.segs[len(e.segs)-1].RecOut }
 
 // Write writes the timeline of kind k for the kept ranges of media m.
 // An EDL of more than 999 events returns ErrTooManyEvents (WriteFiles splits it).
+// Premiere XML and EDL state whole frames per second or an NTSC rate: at
+// another edit rate (12.5, 2997/100) they return ErrInvalidOptions, as
+// does an EDL past 100 fps (two digits of frames).
 func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 	e, err := newEdit(keep, m, o)
 	if err != nil {
+		return err
+	}
+	if err := e.check(k); err != nil {
 		return err
 	}
 	switch k {
@@ -301,11 +359,17 @@ func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 
 // WriteFiles writes the timelines of kinds into dir (created if missing) as
 // <stem>-autocut.<ext> and returns the paths written. An EDL past 999 events is split into
-// <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated).
+// <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated). A kind
+// Write would refuse for this edit (see Write) is refused before any file is written.
 func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Options) ([]string, error) {
 	e, err := newEdit(keep, m, o)
 	if err != nil {
 		return nil, err
+	}
+	for _, k := range kinds { // before any file is written
+		if err := e.check(k); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -358,10 +422,57 @@ func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Opt
 	return out, nil
 }
 
-// fileURL is a percent-encoded file URL for an absolute path, or a
+// windowsPath reports whether p is an absolute Windows path, a drive
+// ("D:\Media\a.mov", "D:/Media/a.mov") or UNC ("\\nas\share\a.mov") path,
+// whatever system writes the timeline: the editor that opens it may run on
+// Windows while autocut runs elsewhere.
+func windowsPath(p string) bool {
+	drive := len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+	return drive || strings.HasPrefix(p, `\\`) && len(p) > 2 && p[2] != '\\'
+}
+
+// mediaURL returns p as a URL when it is one ("https://host/a.mov"): a
+// scheme of two letters or more (not a drive) and "://".
+func mediaURL(p string) (*url.URL, bool) {
+	u, err := url.Parse(p)
+	if err != nil || len(u.Scheme) < 2 || !strings.HasPrefix(p[len(u.Scheme):], "://") {
+		return nil, false
+	}
+	return u, true
+}
+
+// filePathOfURL returns the path a file URL names ("file:///Volumes/a%20b.mov",
+// "file://localhost/D%3a/a.mov" as Premiere writes it, "file://nas/share/a.mov")
+// and whether p is a file URL.
+func filePathOfURL(p string) (string, bool) {
+	u, ok := mediaURL(p)
+	if !ok || !strings.EqualFold(u.Scheme, "file") {
+		return "", false
+	}
+	switch {
+	case u.Host != "" && !strings.EqualFold(u.Host, "localhost"):
+		return `\\` + u.Host + strings.ReplaceAll(u.Path, "/", `\`), true
+	case len(u.Path) > 1 && windowsPath(u.Path[1:]):
+		return u.Path[1:], true
+	}
+	return u.Path, true
+}
+
+// fileURL is a percent-encoded file URL for an absolute path (a Windows
+// one too: file:///D:/Media/a.mov, file://nas/share/a.mov), or a
 // percent-encoded relative reference for a relative one (resolved by the
-// editor against the timeline's own location).
+// editor against the timeline's own location). A URL stays one.
 func fileURL(p string) string {
+	if u, ok := mediaURL(p); ok {
+		return u.String()
+	}
+	if windowsPath(p) {
+		p = strings.ReplaceAll(p, `\`, "/")
+		if host, rest, ok := strings.Cut(strings.TrimPrefix(p, "//"), "/"); strings.HasPrefix(p, "//") && ok {
+			return (&url.URL{Scheme: "file", Host: host, Path: "/" + rest}).String()
+		}
+		return (&url.URL{Scheme: "file", Path: "/" + p}).String()
+	}
 	p = filepath.ToSlash(p)
 	if path.IsAbs(p) {
 		return (&url.URL{Scheme: "file", Path: p}).String()

@@ -298,11 +298,9 @@ func checkXMEML(t *testing.T, b []byte, e *edit) []Segment {
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if e.m.HasVideo {
-		w, h := wantSize(e.m)
-		if doc.SeqVideo != (size{w, h}) {
-			t.Errorf("sequence frame size %+v, want %dx%d", doc.SeqVideo, w, h)
-		}
+	// Audio-only media too: the sequence settings need a video format.
+	if w, h := wantSize(e.m); doc.SeqVideo != (size{w, h}) {
+		t.Errorf("sequence frame size %+v, want %dx%d", doc.SeqVideo, w, h)
 	}
 	seqRate := e.m.SampleRate
 	if !slices.Contains([]int{32000, 44100, 48000, 88200, 96000}, seqRate) {
@@ -774,5 +772,263 @@ func TestTimecodeWithoutRate(t *testing.T) {
 	}
 	if got := Timecode(30, 30, false); got != "00:00:01:00" {
 		t.Errorf("Timecode(30, 30, false) = %q", got)
+	}
+}
+
+// TestRatesInLowestTerms: a rate not in lowest terms is the same rate for
+// every writer. 60000/2002 was written as 30 fps in Premiere XML (ntsc
+// FALSE), refused drop-frame and got no FCP format name; 50/2 got no FCP
+// format name.
+func TestRatesInLowestTerms(t *testing.T) {
+	m := Media{Name: "a", File: "a.wav", Path: "/m/a.wav", Duration: 60, SampleRate: 48000, Channels: 2}
+	keep := []dsp.Range{{Start: 1.5, End: 4.2}, {Start: 10, End: 12.5}}
+	for _, c := range []struct {
+		name          string
+		given, lowest dsp.Rational
+		drop          bool
+	}{
+		{"29.97 as 60000/2002", dsp.Rational{Num: 60000, Den: 2002}, ntsc30, false},
+		{"29.97 DF as 60000/2002", dsp.Rational{Num: 60000, Den: 2002}, ntsc30, true},
+		{"25 as 50/2", dsp.Rational{Num: 50, Den: 2}, dsp.Rational{Num: 25, Den: 1}, false},
+		{"12.5 as 12500/1000", dsp.Rational{Num: 12500, Den: 1000}, dsp.Rational{Num: 25, Den: 2}, false},
+	} {
+		for _, k := range Kinds() {
+			var got, want bytes.Buffer
+			errGot := Write(&got, k, keep, m, Options{Rate: c.given, DropFrame: c.drop})
+			errWant := Write(&want, k, keep, m, Options{Rate: c.lowest, DropFrame: c.drop})
+			if (errGot == nil) != (errWant == nil) {
+				t.Errorf("%s, %s: %v; in lowest terms: %v", c.name, k, errGot, errWant)
+				continue
+			}
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("%s, %s differs from the rate in lowest terms (-lowest +given):\n%s", c.name, k, diff)
+			}
+		}
+	}
+}
+
+// TestTimebaseRates: Premiere XML and CMX 3600 state whole frames per
+// second (ntsc for N×1000/1001); at another rate they are refused, where
+// they stated the nearest whole rate (12.5 fps as timebase 13, every time
+// off by 4 %; 2997/100 as 30 fps). The other kinds state any rate.
+func TestTimebaseRates(t *testing.T) {
+	audio := Media{Name: "a", File: "a.wav", Path: "/m/a.wav", Duration: 60, SampleRate: 48000, Channels: 2}
+	video := audio
+	video.HasVideo, video.FrameRate = true, dsp.Rational{Num: 25, Den: 2}
+	keep := []dsp.Range{{Start: 10, End: 20}}
+	for _, c := range []struct {
+		name string
+		m    Media
+		rate dsp.Rational
+		ok   bool // Premiere and EDL are written
+	}{
+		{"12.5 audio", audio, dsp.Rational{Num: 12500, Den: 1000}, false},
+		{"2997/100 audio", audio, dsp.Rational{Num: 2997, Den: 100}, false},
+		{"12.5 video", video, dsp.Rational{}, false},
+		{"15000/1001 audio", audio, dsp.Rational{Num: 15000, Den: 1001}, true},
+		{"23.976", audio, ntsc24, true},
+		{"24", audio, dsp.Rational{Num: 24, Den: 1}, true},
+		{"25", audio, dsp.Rational{Num: 25, Den: 1}, true},
+		{"50", audio, dsp.Rational{Num: 50, Den: 1}, true},
+		{"59.94", audio, ntsc60, true},
+		{"60", audio, dsp.Rational{Num: 60, Den: 1}, true},
+	} {
+		for _, k := range Kinds() {
+			err := Write(io.Discard, k, keep, c.m, Options{Rate: c.rate})
+			if want := c.ok || (k != Premiere && k != EDL); want != (err == nil) || err != nil && !errors.Is(err, ErrInvalidOptions) {
+				t.Errorf("%s, %s: %v", c.name, k, err)
+			}
+		}
+		if c.ok {
+			continue
+		}
+		// WriteFiles refuses before it writes anything.
+		dir := t.TempDir()
+		files, err := WriteFiles(dir, "out", Kinds(), keep, c.m, Options{Rate: c.rate})
+		left, _ := os.ReadDir(dir)
+		if !errors.Is(err, ErrInvalidOptions) || len(files) != 0 || len(left) != 0 {
+			t.Errorf("%s: WriteFiles of every kind: %v, wrote %v, left %d files", c.name, err, files, len(left))
+		}
+	}
+}
+
+// TestExtentIsTheClamp: the media extent the timelines declare (FCPXML
+// asset duration, xmeml file duration, OTIO available range) is the last
+// whole frame FrameList clamps to. They were computed in two ways that
+// differ by a frame for durations a hair under a frame boundary, so a clip
+// kept to the end passed its asset's end by a frame.
+func TestExtentIsTheClamp(t *testing.T) {
+	for _, c := range []struct {
+		dur  float64
+		rate dsp.Rational
+	}{
+		{130.29683329996666, ntsc30},
+		{166.4496166499833, ntsc60},
+		{432.99923331664996, ntsc60},
+		{8648.890249958291, ntsc24},
+		{120.12, ntsc30},
+		{600, dsp.Rational{Num: 25, Den: 1}},
+	} {
+		m := Media{Name: "v", File: "v.mov", Path: "/m/v.mov", Duration: c.dur, SampleRate: 48000, Channels: 2, HasVideo: true, FrameRate: c.rate}
+		keep := []dsp.Range{{Start: 1, End: c.dur + 1}}
+		e, err := newEdit(keep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end := e.segs[len(e.segs)-1].SrcOut; end != e.last {
+			t.Errorf("%v s at %s: the clip kept to the end ends at frame %d, the media extent is %d frames", c.dur, c.rate, end, e.last)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, FCPXML, keep, m, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Asset struct {
+				Duration string `xml:"duration,attr"`
+			} `xml:"resources>asset"`
+			Clips []struct {
+				Start    string `xml:"start,attr"`
+				Duration string `xml:"duration,attr"`
+			} `xml:"library>event>project>sequence>spine>asset-clip"`
+		}
+		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		last := doc.Clips[len(doc.Clips)-1]
+		if end, extent := fcpFrames(t, last.Start, c.rate)+fcpFrames(t, last.Duration, c.rate), fcpFrames(t, doc.Asset.Duration, c.rate); end > extent {
+			t.Errorf("%v s at %s: FCPXML clip ends at frame %d, past its asset's %d", c.dur, c.rate, end, extent)
+		}
+	}
+}
+
+// TestWindowsMediaPaths: a Windows media path (the editor's machine, given
+// as --timeline-media-path or the API's mediaPath) is an absolute file URL
+// and its clip is named by the file name, on any system. On Linux it was a
+// relative reference ("./D:%5CFootage%5Ca%20b.mov") and the whole path
+// named the clip.
+func TestWindowsMediaPaths(t *testing.T) {
+	for _, c := range []struct {
+		path, name, file, url, pathurl string
+	}{
+		{`D:\Footage\a b.mov`, "a b", "a b.mov", "file:///D:/Footage/a%20b.mov", "file://localhost/D:/Footage/a%20b.mov"},
+		{`c:/Users/zoé/#1 100%.wav`, "#1 100%", "#1 100%.wav", "file:///c:/Users/zo%C3%A9/%231%20100%25.wav", "file://localhost/c:/Users/zo%C3%A9/%231%20100%25.wav"},
+		{`\\nas\share\cuts\a.mov`, "a", "a.mov", "file://nas/share/cuts/a.mov", "file://nas/share/cuts/a.mov"},
+		{"/Volumes/Media/a b.mov", "a b", "a b.mov", "file:///Volumes/Media/a%20b.mov", "file://localhost/Volumes/Media/a%20b.mov"},
+		{"a b.mov", "a b", "a b.mov", "a%20b.mov", "a%20b.mov"},
+		{"D:a.mov", "D:a", "D:a.mov", "./D:a.mov", "./D:a.mov"}, // drive-relative: not absolute
+	} {
+		m := MediaFromInfo(dsp.Info{Name: "x.mov", Type: "audio", Duration: 60, SampleRate: 48000, Channels: 2}, c.path)
+		got := []string{m.Name, m.File, fileURL(m.Path), pathURL(m.Path)}
+		if diff := cmp.Diff([]string{c.name, c.file, c.url, c.pathurl}, got); diff != "" {
+			t.Errorf("%s: name, file, URL, pathurl (-want +got):\n%s", c.path, diff)
+		}
+		for _, k := range []Kind{FCPXML, Premiere, OTIO} {
+			var b bytes.Buffer
+			if err := Write(&b, k, []dsp.Range{{Start: 1, End: 2}}, m, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			want := c.url
+			if k == Premiere {
+				want = c.pathurl
+			}
+			if k != OTIO {
+				want = attr(want)
+			}
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: %s does not hold %s", c.path, k, want)
+			}
+		}
+	}
+}
+
+// TestEDLLineBreaksInNames: a line break in the title, file name or path
+// (a file name may hold one) stays on its EDL line; it ended the line and
+// the rest was a line of its own, here an extra event.
+func TestEDLLineBreaksInNames(t *testing.T) {
+	fake := "002  AX       AA    C        00:00:00:00 00:00:09:00 01:00:00:00 01:00:09:00"
+	for _, c := range []struct {
+		name string
+		m    Media
+		o    Options
+	}{
+		{"file name", Media{Name: "a", File: "a\n" + fake + ".wav", Path: "/m/a\n" + fake + ".wav"}, Options{}},
+		{"path", Media{Name: "a", File: "a.wav", Path: "/m\r\n" + fake + "/a.wav"}, Options{}},
+		{"title", Media{Name: "a", File: "a.wav", Path: "/m/a.wav"}, Options{Title: "cut\n" + fake}},
+	} {
+		c.m.Duration, c.m.SampleRate, c.m.Channels = 60, 48000, 2
+		var b bytes.Buffer
+		if err := Write(&b, EDL, []dsp.Range{{Start: 1, End: 2}}, c.m, c.o); err != nil {
+			t.Fatal(err)
+		}
+		var events, other []string
+		for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			switch {
+			case edlEvent.MatchString(l):
+				events = append(events, l)
+			case l == "", strings.HasPrefix(l, "TITLE: "), strings.HasPrefix(l, "FCM: "), strings.HasPrefix(l, "* "):
+			default:
+				other = append(other, l)
+			}
+		}
+		if len(events) != 1 || len(other) != 0 || strings.Contains(b.String(), "\r") {
+			t.Errorf("%s: %d events, other lines %q:\n%s", c.name, len(events), other, b.String())
+		}
+	}
+}
+
+// TestEDLTwoDigitFrames: CMX 3600 timecode has two digits of frames, so an
+// EDL past 100 fps is refused; at 120 fps it was written with three
+// ("00:00:01:108"), out of its columns. Premiere XML states those rates.
+func TestEDLTwoDigitFrames(t *testing.T) {
+	for _, c := range []struct {
+		rate dsp.Rational
+		edl  bool
+	}{
+		{dsp.Rational{Num: 100, Den: 1}, true},
+		{dsp.Rational{Num: 60, Den: 1}, true},
+		{dsp.Rational{Num: 120000, Den: 1001}, false},
+		{dsp.Rational{Num: 120, Den: 1}, false},
+		{dsp.Rational{Num: 240, Den: 1}, false},
+	} {
+		m := Media{Name: "v", File: "v.mov", Path: "/m/v.mov", Duration: 60, SampleRate: 48000, Channels: 2, HasVideo: true, FrameRate: c.rate}
+		keep := []dsp.Range{{Start: 1.9, End: 3.5}}
+		var b bytes.Buffer
+		err := Write(&b, EDL, keep, m, Options{})
+		if c.edl != (err == nil) || err != nil && !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("EDL at %s: %v", c.rate, err)
+		}
+		if err == nil {
+			for _, l := range strings.Split(b.String(), "\n") {
+				if strings.HasPrefix(l, "00") && !edlEvent.MatchString(l) {
+					t.Errorf("EDL at %s: event line %q", c.rate, l)
+				}
+			}
+		}
+		if err := Write(io.Discard, Premiere, keep, m, Options{}); err != nil {
+			t.Errorf("Premiere XML at %s: %v", c.rate, err)
+		}
+	}
+}
+
+// TestMediaPathURLs: the API documents mediaPath as a path or a URL. A file
+// URL is taken as its path (the EDL and CSV show the path, the XML and OTIO
+// its URL); another URL stays as given. They were relative references:
+// "./file:///Volumes/Media/a%2520b.mov", the name "a%20b".
+func TestMediaPathURLs(t *testing.T) {
+	for _, c := range []struct {
+		in, name, path, url, pathurl string
+	}{
+		{"file:///Volumes/Media/a%20b.mov", "a b", "/Volumes/Media/a b.mov", "file:///Volumes/Media/a%20b.mov", "file://localhost/Volumes/Media/a%20b.mov"},
+		{"file://localhost/Volumes/Media/%231%20100%25.mov", "#1 100%", "/Volumes/Media/#1 100%.mov", "file:///Volumes/Media/%231%20100%25.mov", "file://localhost/Volumes/Media/%231%20100%25.mov"},
+		{"file://localhost/D%3a/Footage/a%20b.mov", "a b", "D:/Footage/a b.mov", "file:///D:/Footage/a%20b.mov", "file://localhost/D:/Footage/a%20b.mov"},
+		{"file:///C:/Users/zo%C3%A9/a.wav", "a", "C:/Users/zoé/a.wav", "file:///C:/Users/zo%C3%A9/a.wav", "file://localhost/C:/Users/zo%C3%A9/a.wav"},
+		{"file://nas/share/a%20b.mov", "a b", `\\nas\share\a b.mov`, "file://nas/share/a%20b.mov", "file://nas/share/a%20b.mov"},
+		{"https://media.example.com/shows/ep%201.mov", "ep 1", "https://media.example.com/shows/ep%201.mov", "https://media.example.com/shows/ep%201.mov", "https://media.example.com/shows/ep%201.mov"},
+	} {
+		m := MediaFromInfo(dsp.Info{Name: "x.mov", Type: "audio", Duration: 60, SampleRate: 48000, Channels: 2}, c.in)
+		got := []string{m.Name, m.Path, fileURL(m.Path), pathURL(m.Path)}
+		if diff := cmp.Diff([]string{c.name, c.path, c.url, c.pathurl}, got); diff != "" {
+			t.Errorf("%s: name, path, URL, pathurl (-want +got):\n%s", c.in, diff)
+		}
 	}
 }

@@ -20,7 +20,8 @@ func pathURL(p string) string {
 
 // writeXMEML writes Final Cut Pro 7 XML (xmeml v5) as Premiere reads it: one
 // full file definition then references, stereo exploded into two mono
-// tracks (mono: one), clipitems of one kept range linked together.
+// tracks (mono: one), clipitems of one kept range linked together, and a
+// sequence video format for audio-only media too.
 func (e *edit) writeXMEML(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	ntsc := "FALSE"
@@ -116,15 +117,20 @@ func (e *edit) writeXMEML(w io.Writer) error {
 		_, err := bw.Write(b)
 		return err
 	}
+	// The sequence has a video format even for audio-only media (1920x1080
+	// at the edit rate), as FCPXML's does: the editor's sequence settings
+	// need one.
+	fmt.Fprintf(bw, "      <video>\n        <format><samplecharacteristics>%s<width>%d</width><height>%d</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n", rate, width, height)
 	if e.m.HasVideo {
-		fmt.Fprintf(bw, "      <video>\n        <format><samplecharacteristics>%s<width>%d</width><height>%d</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n        <track>\n", rate, width, height)
+		fmt.Fprint(bw, "        <track>\n")
 		for i := range e.segs {
 			if err := clip(id(0, i), i, "", ""); err != nil {
 				return err
 			}
 		}
-		fmt.Fprint(bw, "        </track>\n      </video>\n")
+		fmt.Fprint(bw, "        </track>\n")
 	}
+	fmt.Fprint(bw, "      </video>\n")
 	fmt.Fprintf(bw, "      <audio>\n        <numOutputChannels>%d</numOutputChannels>\n        <format><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics></format>\n", audioTracks, sequenceSampleRate(e.m.SampleRate))
 	for t := 0; t < audioTracks; t++ {
 		attrs, trackAttrs := "", ""
