@@ -357,6 +357,17 @@ func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 	return fmt.Errorf("%w: timeline %q", ErrInvalidOptions, k)
 }
 
+// Check reports the error Write would return for kind k of this edit
+// before writing anything (an edit rate the kind cannot state, bad
+// options), or nil. An EDL past 999 events passes: WriteFiles splits it.
+func Check(k Kind, keep []dsp.Range, m Media, o Options) error {
+	e, err := newEdit(keep, m, o)
+	if err != nil {
+		return err
+	}
+	return e.check(k)
+}
+
 // WriteFiles writes the timelines of kinds into dir (created if missing) as
 // <stem>-autocut.<ext> and returns the paths written. An EDL past 999 events is split into
 // <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated). A kind

@@ -838,6 +838,10 @@ func TestTimebaseRates(t *testing.T) {
 			if want := c.ok || (k != Premiere && k != EDL); want != (err == nil) || err != nil && !errors.Is(err, ErrInvalidOptions) {
 				t.Errorf("%s, %s: %v", c.name, k, err)
 			}
+			// Check says so before writing.
+			if cerr := Check(k, keep, c.m, Options{Rate: c.rate}); (cerr == nil) != (err == nil) {
+				t.Errorf("%s, %s: Check %v, Write %v", c.name, k, cerr, err)
+			}
 		}
 		if c.ok {
 			continue

@@ -106,7 +106,9 @@ func runAnalyze(ctx context.Context, e env) error {
 		}
 		st := newStager(e.cleanup, ow.yes)
 		defer st.close()
-		files, err := tl.write(st, ".", in, p.Keep, a.Input)
+		files, err := tl.write(st, ".", in, p.Keep, a.Input, func(err error) {
+			fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", err)
+		})
 		if err != nil {
 			return err
 		}

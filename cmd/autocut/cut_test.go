@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,6 +223,42 @@ func TestTimelinesDescribeTheSource(t *testing.T) {
 				t.Errorf("EDL does not name its source %s:\n%s", c.path, edl)
 			}
 		})
+	}
+}
+
+// TestTimelinesAllLeavesOutWhatCannotBeStated: a 12.5 fps video's
+// --timelines all writes the kinds that state its rate (FCPXML, OTIO, CSV)
+// and warns of those that cannot (Premiere XML and EDL count whole frames
+// per second), exit 0; naming such a kind is an error.
+func TestTimelinesAllLeavesOutWhatCannotBeStated(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "pal.mp4")
+	if b, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=96x54:rate=12.5:duration=4",
+		"-f", "lavfi", "-i", "sine=f=440:d=4", "-af", "volume='if(between(t,1.5,3),0,0.3)':eval=frame",
+		"-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", in).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	tl := filepath.Join(dir, "tl")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"analyze", "--timelines", "all", "--timeline-dir", tl, in}, &out, &errb); code != 0 {
+		t.Fatalf("--timelines all: exit %d: %s", code, errb.String())
+	}
+	var got []string
+	ents, _ := os.ReadDir(tl)
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if want := []string{"pal-autocut.csv", "pal-autocut.fcpxml", "pal-autocut.otio"}; !slices.Equal(got, want) {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+	for _, k := range []string{"premiere", "edl"} {
+		if w := "warning: --timelines all: left out " + k + " at 12.5 fps"; !strings.Contains(errb.String(), w) {
+			t.Errorf("stderr %q lacks %q", errb.String(), w)
+		}
+	}
+	errb.Reset()
+	if code := run(context.Background(), []string{"analyze", "--timelines", "edl", "--timeline-dir", tl, in}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "edl at 12.5 fps") {
+		t.Errorf("--timelines edl: exit %d, stderr %q; want 1 and the rate named", code, errb.String())
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -73,8 +74,11 @@ func stemOf(path string) string {
 }
 
 // write writes the asked timelines for the kept ranges into dir (or
-// --timeline-dir) through the stager and returns their paths.
-func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Range, info dsp.Info) ([]string, error) {
+// --timeline-dir) through the stager and returns their paths. With
+// --timelines all, a kind that cannot state this edit (Premiere XML and
+// EDL at 12.5 fps) is left out with a warning to warn; a kind named is
+// written or refused.
+func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Range, info dsp.Info, warn func(error)) ([]string, error) {
 	if t.kinds == "" {
 		return nil, nil
 	}
@@ -104,12 +108,24 @@ func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Rang
 		mediaPath = abs
 	}
 	info.Name = filepath.Base(inputPath)
+	m := timeline.MediaFromInfo(info, mediaPath)
+	o := timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame}
+	if strings.TrimSpace(t.kinds) == "all" {
+		var ok []timeline.Kind
+		for _, k := range kinds {
+			if err := timeline.Check(k, keep, m, o); errors.Is(err, timeline.ErrInvalidOptions) {
+				warn(fmt.Errorf("--timelines all: left out %s", strings.TrimPrefix(err.Error(), timeline.ErrInvalidOptions.Error()+": ")))
+				continue
+			}
+			ok = append(ok, k)
+		}
+		kinds = ok
+	}
 	stage, err := st.dir(dir)
 	if err != nil {
 		return nil, err
 	}
-	staged, err := timeline.WriteFiles(stage, stemOf(inputPath), kinds, keep, timeline.MediaFromInfo(info, mediaPath),
-		timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame})
+	staged, err := timeline.WriteFiles(stage, stemOf(inputPath), kinds, keep, m, o)
 	if err != nil {
 		return nil, err
 	}
