@@ -50,7 +50,9 @@ type site struct {
 	download string   // Chromium's download directory
 }
 
-func newSite(t *testing.T) *site {
+// newSite starts the site; config, if given, changes the API server's
+// configuration first.
+func newSite(t *testing.T, config ...func(*httpapi.Config)) *site {
 	ctx := context.Background()
 	tr, err := transcribe.New(ctx, transcribe.Config{Order: []string{"pocketsphinx"}})
 	if err != nil {
@@ -71,8 +73,11 @@ func newSite(t *testing.T) *site {
 	})
 	keys := httpapi.NewKeyStore()
 	keys.ParseKeys(testKey + ":pro")
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{Service: m, Keys: keys, Web: web.Handler(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	cfg := httpapi.Config{Service: m, Keys: keys, Web: web.Handler(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, c := range config {
+		c(&cfg)
+	}
+	srv := httptest.NewServer(httpapi.New(cfg))
 	t.Cleanup(srv.Close)
 
 	s := &site{t: t, url: srv.URL, media: t.TempDir(), shots: t.TempDir(), download: t.TempDir()}
@@ -836,4 +841,148 @@ func openStore(t *testing.T) *sqlitestore.DB {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// waitFile waits until Chromium has saved name in its download directory.
+func (s *site) waitFile(name string, limit time.Duration) {
+	s.t.Helper()
+	p := filepath.Join(s.download, name)
+	for deadline := time.Now().Add(limit); ; time.Sleep(100 * time.Millisecond) {
+		if st, err := os.Stat(p); err == nil && st.Size() > 0 {
+			if _, err := os.Stat(p + ".crdownload"); err != nil {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(s.download)
+			s.t.Fatalf("%s not downloaded by the page (download dir: %v)", name, entries)
+		}
+	}
+}
+
+// TestBrowserErrorsAndDownloads: a file name with quotes, HTML and
+// non-ASCII letters is sent as it is (the server takes out what it does
+// not keep) and shown as text; every timeline downloads under its name
+// through the service worker; without the worker, a name holding % and ;
+// is saved as the server names it and the player's whole-file copies are
+// freed when replaced; a refused download says why in words; the server's
+// own limit and its hint for a plan that keeps nothing are shown; a
+// server that cannot be reached while a job runs is said, and no longer
+// once it answers; a failing job list is said next to the list (not an
+// unhandled rejection); after Delete the focus stays in the list.
+func TestBrowserErrorsAndDownloads(t *testing.T) {
+	const limit = 1 << 20
+	s := newSite(t, func(c *httpapi.Config) { c.MaxUploadBytes = limit })
+	odd := s.gen(`a"b<b>&é.wav`, "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=8", "-af", talkFilter)
+	pct := s.gen("50% off; final.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=4:amplitude=0.4:d=8", "-af", talkFilter)
+	big := s.gen("big.wav", "-f", "lavfi", "-i", "sine=f=440:d=12") // 48 kHz mono: over 1 MiB
+	silent := s.gen("silent.wav", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", "4")
+	text := func(id string) string {
+		var m string
+		s.eval(fmt.Sprintf(`document.getElementById(%q).textContent`, id), &m)
+		return m
+	}
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+
+	// Over the server's limit: its limit, not a fixed one.
+	s.startJob(big)
+	s.wait("the upload refused", `document.getElementById("new-msg").textContent !== ""`, 10*time.Second)
+	if m := text("new-msg"); !strings.Contains(m, "too large") || !strings.Contains(m, strconv.Itoa(limit)) || strings.Contains(m, "4 GB") {
+		t.Errorf("too large for a %d-byte limit: %q", limit, m)
+	}
+
+	// A plan that keeps nothing: the failed job shows the server's hint.
+	tok := s.token()
+	s.startJob(silent)
+	s.wait("the job failed", fmt.Sprintf(`state.token > %d && document.getElementById("job-status").dataset.status === "failed"`, tok), time.Minute)
+	if m := text("job-status"); !strings.HasPrefix(m, "Failed") || !strings.Contains(m, "dBFS") {
+		t.Errorf("nothing to keep: %q, want the server's hint (dBFS)", m)
+	}
+
+	// The server cannot be reached while the job runs (and the job list
+	// cannot be read): both said; the job's message goes once it answers.
+	s.eval(`(() => { const f = window.fetch; window.offline = false;
+		window.fetch = (u, o) => window.offline && (!o || !o.method || o.method === "GET") && String(u).startsWith("/api/v1/jobs") ?
+			Promise.reject(new TypeError("Failed to fetch")) : f(u, o);
+		return true; })()`, nil)
+	s.eval(`window.offline = true`, nil)
+	tok = s.token()
+	s.startJob(odd)
+	s.wait("the server said unreachable", `document.getElementById("job-msg").textContent.includes("could not be reached")`, 20*time.Second)
+	s.wait("the list said unreachable", `document.getElementById("list-msg").textContent.includes("could not be reached")`, 10*time.Second)
+	s.eval(`window.offline = false`, nil)
+	s.waitEditor(tok, time.Minute)
+	if m := text("job-msg"); m != "" {
+		t.Errorf("the server answers again, the page still says %q", m)
+	}
+
+	// The name as the server keeps it, as text.
+	var shown struct {
+		Name, Items string
+		Tags        int
+	}
+	s.eval(`({name: document.getElementById("job-name").textContent, items: document.getElementById("jobs").textContent,
+		tags: document.querySelectorAll("main b").length})`, &shown)
+	if shown.Name != "abb&é.wav" || !strings.Contains(shown.Items, "abb&é.wav") || shown.Tags != 0 {
+		t.Errorf("job name %q (want abb&é.wav), list %q, <b> elements %d", shown.Name, shown.Items, shown.Tags)
+	}
+
+	// Every timeline through the worker, under the server's name.
+	var streamed bool
+	s.eval(`worker`, &streamed)
+	if !streamed {
+		t.Fatalf("the service worker does not control the page")
+	}
+	s.eval(`[...document.querySelectorAll("#downloads button")].filter(b => b.textContent.startsWith("Timeline")).forEach(b => b.click()), true`, nil)
+	for _, ext := range []string{"fcpxml", "xml", "edl", "otio", "csv"} {
+		s.waitFile("abb&é-autocut."+ext, 20*time.Second)
+	}
+
+	// Without the worker: whole-file copies for the player, freed when
+	// replaced; a download named with % and ; saved under that name.
+	s.eval(`worker = Promise.resolve(false), true`, nil)
+	tok = s.token()
+	s.startJob(pct)
+	s.waitEditor(tok, time.Minute)
+	s.wait("the original loaded", `state.srcKind === "original" && state.media.readyState >= 1 && state.media.src.startsWith("blob:")`, 20*time.Second)
+	var first string
+	s.eval(`state.media.src`, &first)
+	s.run(chromedp.Click("#listen-after", chromedp.ByID))
+	s.wait("the rendered file loaded", `state.srcKind === "output" && state.media.readyState >= 1`, 20*time.Second)
+	var freed bool // a revoked object URL no longer loads (fetch cannot tell: the CSP refuses it blob: URLs)
+	s.eval(fmt.Sprintf(`new Promise((done) => { const a = new Audio(); a.onloadedmetadata = () => done(false); a.onerror = () => done(true); a.src = %q; })`, first), &freed)
+	if !freed {
+		t.Errorf("the original's copy %s is still held after the player moved to the rendered file", first)
+	}
+	s.run(chromedp.Click("#downloads button", chromedp.ByQuery))
+	s.waitFile("50% off; final-autocut.mp3", 20*time.Second)
+	if m := text("job-msg"); m != "" {
+		t.Errorf("download without the worker: %q", m)
+	}
+
+	// A refused download says why, in words, with the worker too.
+	s.eval(`worker = Promise.resolve(true), true`, nil)
+	var id string
+	s.eval(`state.job.id`, &id)
+	req, _ := http.NewRequest("DELETE", s.url+"/api/v1/jobs/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 204 {
+		t.Fatalf("delete: %v %v", resp, err)
+	}
+	s.run(chromedp.Click("#downloads button", chromedp.ByQuery))
+	s.wait("the download refused", `document.getElementById("job-msg").textContent !== ""`, 10*time.Second)
+	if m := text("job-msg"); !strings.Contains(m, "no longer exists") {
+		t.Errorf("download of a deleted job: %q", m)
+	}
+
+	// Delete from the list: the focus stays in the list.
+	s.eval(`refreshList().then(() => { document.querySelector("#jobs li button.danger").click();
+		[...document.querySelectorAll(".confirm-row button")].find(b => b.textContent === "Delete").click(); return true; })`, nil)
+	s.wait("the job gone from the list", `document.querySelectorAll("#jobs li button.danger").length === 1`, 10*time.Second)
+	var focus string
+	s.eval(`document.activeElement.id || document.activeElement.tagName`, &focus)
+	if focus != "refresh" {
+		t.Errorf("after Delete the focus is on %s, want the list's Refresh", focus)
+	}
+	s.noErrors()
 }
