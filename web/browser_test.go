@@ -986,3 +986,54 @@ func TestBrowserErrorsAndDownloads(t *testing.T) {
 	}
 	s.noErrors()
 }
+
+// contrast is the WCAG contrast ratio of two CSS rgb() colours.
+func contrast(a, b string) float64 {
+	lum := func(css string) float64 {
+		r, g, b := rgb(strings.Replace(css, "rgba(", "rgb(", 1))
+		var l float64
+		for i, c := range []int{r, g, b} {
+			x := float64(c) / 255
+			if x <= 0.03928 {
+				x /= 12.92
+			} else {
+				x = math.Pow((x+0.055)/1.055, 2.4)
+			}
+			l += []float64{0.2126, 0.7152, 0.0722}[i] * x
+		}
+		return l
+	}
+	x, y := lum(a)+0.05, lum(b)+0.05
+	return max(x, y) / min(x, y)
+}
+
+// TestBrowserFocusAndFieldContrast: the keyboard focus ring and the edges
+// of the text fields and menus stand out from the page at 3:1 at least
+// (WCAG 1.4.11), in light and dark mode; the light ring was a yellow at
+// 1.97:1 on white, the fields' edges 1.65:1.
+func TestBrowserFocusAndFieldContrast(t *testing.T) {
+	s := newSite(t)
+	for _, scheme := range []string{"light", "dark"} {
+		s.run(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}))
+		s.run(chromedp.Focus("#key", chromedp.ByID), chromedp.KeyEvent(kb.Tab)) // to Check key, by the keyboard
+		var got struct {
+			Focused, Ring, Bg string
+			Edges             []string
+		}
+		s.eval(`({focused: document.activeElement.textContent, ring: getComputedStyle(document.activeElement).outlineColor,
+			bg: getComputedStyle(document.body).backgroundColor,
+			edges: ["key", "url", "preset", "format", "normalize"].map(id => getComputedStyle(document.getElementById(id)).borderTopColor)})`, &got)
+		if got.Focused != "Check key" {
+			t.Fatalf("%s: Tab from the key focused %q", scheme, got.Focused)
+		}
+		if c := contrast(got.Ring, got.Bg); c < 3 {
+			t.Errorf("%s: focus ring %s on %s: %.2f:1", scheme, got.Ring, got.Bg, c)
+		}
+		for i, e := range got.Edges {
+			if c := contrast(e, got.Bg); c < 3 {
+				t.Errorf("%s: field %d edge %s on %s: %.2f:1", scheme, i, e, got.Bg, c)
+			}
+		}
+	}
+	s.noErrors()
+}
