@@ -938,6 +938,21 @@ func TestBrowserErrorsAndDownloads(t *testing.T) {
 		s.waitFile("abb&é-autocut."+ext, 20*time.Second)
 	}
 
+	// A key typed wrong while the job runs: said by the key; the job is
+	// followed again once the key is right.
+	tok = s.token()
+	s.run(chromedp.SetUploadFiles("#file", []string{pct}, chromedp.ByID))
+	s.wait("the Start button", `!document.getElementById("start").disabled`, 5*time.Second)
+	s.eval(`(document.getElementById("start").click(), document.getElementById("key").value = "wrong-key",
+		document.getElementById("key").dispatchEvent(new Event("input")), true)`, nil) // the upload has the right key
+	s.wait("the key refused", `document.getElementById("key-msg").classList.contains("bad") && document.getElementById("job-msg").textContent !== ""`, 20*time.Second)
+	s.eval(`document.getElementById("key").value = ""`, nil)
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	s.waitEditor(tok, 30*time.Second)
+	if m := text("job-msg"); m != "" {
+		t.Errorf("the key is right again, the page still says %q", m)
+	}
+
 	// Without the worker: whole-file copies for the player, freed when
 	// replaced; a download named with % and ; saved under that name.
 	s.eval(`worker = Promise.resolve(false), true`, nil)
@@ -976,9 +991,11 @@ func TestBrowserErrorsAndDownloads(t *testing.T) {
 	}
 
 	// Delete from the list: the focus stays in the list.
+	var n int
 	s.eval(`refreshList().then(() => { document.querySelector("#jobs li button.danger").click();
-		[...document.querySelectorAll(".confirm-row button")].find(b => b.textContent === "Delete").click(); return true; })`, nil)
-	s.wait("the job gone from the list", `document.querySelectorAll("#jobs li button.danger").length === 1`, 10*time.Second)
+		[...document.querySelectorAll(".confirm-row button")].find(b => b.textContent === "Delete").click();
+		return document.querySelectorAll("#jobs li").length; })`, &n)
+	s.wait("the job gone from the list", fmt.Sprintf(`document.querySelectorAll("#jobs li").length === %d`, n-1), 10*time.Second)
 	var focus string
 	s.eval(`document.activeElement.id || document.activeElement.tagName`, &focus)
 	if focus != "refresh" {

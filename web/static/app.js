@@ -329,7 +329,10 @@ async function poll(tok) {
   } catch (err) {
     if (tok !== state.token) return;
     say("job-msg", errorText(err), "bad");
-    if (!(err instanceof ApiError) || err.status >= 500) state.timer = setTimeout(() => poll(tok), 3000);
+    if (err instanceof ApiError && err.status === 401) keyState(false, MESSAGES.unauthorized);
+    // Asked again until answered: once the server is back, or the key typed
+    // is right again (a job of another key, 404, is never answered).
+    if (!(err instanceof ApiError) || err.status >= 500 || err.status === 401 || err.status === 402) state.timer = setTimeout(() => poll(tok), 3000);
     return;
   }
   if (tok !== state.token) return;
