@@ -938,6 +938,15 @@ func TestBrowserErrorsAndDownloads(t *testing.T) {
 		s.waitFile("abb&é-autocut."+ext, 20*time.Second)
 	}
 
+	// Space on a focused button is the button's (it played instead).
+	s.run(chromedp.Focus("#listen-after", chromedp.ByID), chromedp.KeyEvent(" "))
+	s.wait("After chosen with Space", `document.getElementById("listen-after").getAttribute("aria-checked") === "true"`, 5*time.Second)
+	var paused bool
+	s.eval(`state.media.paused`, &paused)
+	if !paused {
+		t.Errorf("Space on the After button played")
+	}
+
 	// A key typed wrong while the job runs: said by the key; the job is
 	// followed again once the key is right.
 	tok = s.token()

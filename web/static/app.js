@@ -865,7 +865,8 @@ function keydown(e) {
   if ($("editor").hidden || !state.env || typing(e.target)) return;
   const slider = e.target.tagName === "INPUT" && e.target.type === "range";
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") { e.preventDefault(); undo(); return; }
-  if (e.key === " " && !e.ctrlKey && !e.metaKey) { e.preventDefault(); playPause(); return; }
+  // Space on a button or a summary is its own (the browser's click).
+  if (e.key === " " && !e.ctrlKey && !e.metaKey && !e.target.closest("button, summary, a, [role=button]")) { e.preventDefault(); playPause(); return; }
   if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && !slider && e.target.tagName !== "VIDEO" && e.target.tagName !== "AUDIO") {
     e.preventDefault();
     const t = now(); // from the playhead (moving to a cut puts the playhead at its start)
