@@ -50,7 +50,9 @@ type site struct {
 	download string   // Chromium's download directory
 }
 
-func newSite(t *testing.T) *site {
+// newSite starts the site; config, if given, changes the API server's
+// configuration first.
+func newSite(t *testing.T, config ...func(*httpapi.Config)) *site {
 	ctx := context.Background()
 	tr, err := transcribe.New(ctx, transcribe.Config{Order: []string{"pocketsphinx"}})
 	if err != nil {
@@ -71,8 +73,11 @@ func newSite(t *testing.T) *site {
 	})
 	keys := httpapi.NewKeyStore()
 	keys.ParseKeys(testKey + ":pro")
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{Service: m, Keys: keys, Web: web.Handler(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	cfg := httpapi.Config{Service: m, Keys: keys, Web: web.Handler(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, c := range config {
+		c(&cfg)
+	}
+	srv := httptest.NewServer(httpapi.New(cfg))
 	t.Cleanup(srv.Close)
 
 	s := &site{t: t, url: srv.URL, media: t.TempDir(), shots: t.TempDir(), download: t.TempDir()}
@@ -836,4 +841,225 @@ func openStore(t *testing.T) *sqlitestore.DB {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// waitFile waits until Chromium has saved name in its download directory.
+func (s *site) waitFile(name string, limit time.Duration) {
+	s.t.Helper()
+	p := filepath.Join(s.download, name)
+	for deadline := time.Now().Add(limit); ; time.Sleep(100 * time.Millisecond) {
+		if st, err := os.Stat(p); err == nil && st.Size() > 0 {
+			if _, err := os.Stat(p + ".crdownload"); err != nil {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(s.download)
+			s.t.Fatalf("%s not downloaded by the page (download dir: %v)", name, entries)
+		}
+	}
+}
+
+// TestBrowserErrorsAndDownloads: a file name with quotes, HTML and
+// non-ASCII letters is sent as it is (the server takes out what it does
+// not keep) and shown as text; every timeline downloads under its name
+// through the service worker; without the worker, a name holding % and ;
+// is saved as the server names it and the player's whole-file copies are
+// freed when replaced; a refused download says why in words; the server's
+// own limit and its hint for a plan that keeps nothing are shown; a
+// server that cannot be reached while a job runs is said, and no longer
+// once it answers; a failing job list is said next to the list (not an
+// unhandled rejection); after Delete the focus stays in the list.
+func TestBrowserErrorsAndDownloads(t *testing.T) {
+	const limit = 1 << 20
+	s := newSite(t, func(c *httpapi.Config) { c.MaxUploadBytes = limit })
+	odd := s.gen(`a"b<b>&é.wav`, "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=8", "-af", talkFilter)
+	pct := s.gen("50% off; final.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=4:amplitude=0.4:d=8", "-af", talkFilter)
+	big := s.gen("big.wav", "-f", "lavfi", "-i", "sine=f=440:d=12") // 48 kHz mono: over 1 MiB
+	silent := s.gen("silent.wav", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", "4")
+	text := func(id string) string {
+		var m string
+		s.eval(fmt.Sprintf(`document.getElementById(%q).textContent`, id), &m)
+		return m
+	}
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+
+	// Over the server's limit: its limit, not a fixed one.
+	s.startJob(big)
+	s.wait("the upload refused", `document.getElementById("new-msg").textContent !== ""`, 10*time.Second)
+	if m := text("new-msg"); !strings.Contains(m, "too large") || !strings.Contains(m, strconv.Itoa(limit)) || strings.Contains(m, "4 GB") {
+		t.Errorf("too large for a %d-byte limit: %q", limit, m)
+	}
+
+	// A plan that keeps nothing: the failed job shows the server's hint.
+	tok := s.token()
+	s.startJob(silent)
+	s.wait("the job failed", fmt.Sprintf(`state.token > %d && document.getElementById("job-status").dataset.status === "failed"`, tok), time.Minute)
+	if m := text("job-status"); !strings.HasPrefix(m, "Failed") || !strings.Contains(m, "dBFS") {
+		t.Errorf("nothing to keep: %q, want the server's hint (dBFS)", m)
+	}
+
+	// The server cannot be reached while the job runs (and the job list
+	// cannot be read): both said; the job's message goes once it answers.
+	s.eval(`(() => { const f = window.fetch; window.offline = false;
+		window.fetch = (u, o) => window.offline && (!o || !o.method || o.method === "GET") && String(u).startsWith("/api/v1/jobs") ?
+			Promise.reject(new TypeError("Failed to fetch")) : f(u, o);
+		return true; })()`, nil)
+	s.eval(`window.offline = true`, nil)
+	tok = s.token()
+	s.startJob(odd)
+	s.wait("the server said unreachable", `document.getElementById("job-msg").textContent.includes("could not be reached")`, 20*time.Second)
+	s.wait("the list said unreachable", `document.getElementById("list-msg").textContent.includes("could not be reached")`, 10*time.Second)
+	s.eval(`window.offline = false`, nil)
+	s.waitEditor(tok, time.Minute)
+	if m := text("job-msg"); m != "" {
+		t.Errorf("the server answers again, the page still says %q", m)
+	}
+
+	// The name as the server keeps it, as text.
+	var shown struct {
+		Name, Items string
+		Tags        int
+	}
+	s.eval(`({name: document.getElementById("job-name").textContent, items: document.getElementById("jobs").textContent,
+		tags: document.querySelectorAll("main b").length})`, &shown)
+	if shown.Name != "abb&é.wav" || !strings.Contains(shown.Items, "abb&é.wav") || shown.Tags != 0 {
+		t.Errorf("job name %q (want abb&é.wav), list %q, <b> elements %d", shown.Name, shown.Items, shown.Tags)
+	}
+
+	// Every timeline through the worker, under the server's name.
+	var streamed bool
+	s.eval(`worker`, &streamed)
+	if !streamed {
+		t.Fatalf("the service worker does not control the page")
+	}
+	s.eval(`[...document.querySelectorAll("#downloads button")].filter(b => b.textContent.startsWith("Timeline")).forEach(b => b.click()), true`, nil)
+	for _, ext := range []string{"fcpxml", "xml", "edl", "otio", "csv"} {
+		s.waitFile("abb&é-autocut."+ext, 20*time.Second)
+	}
+
+	// Space on a focused button is the button's (it played instead).
+	s.run(chromedp.Focus("#listen-after", chromedp.ByID), chromedp.KeyEvent(" "))
+	s.wait("After chosen with Space", `document.getElementById("listen-after").getAttribute("aria-checked") === "true"`, 5*time.Second)
+	var paused bool
+	s.eval(`state.media.paused`, &paused)
+	if !paused {
+		t.Errorf("Space on the After button played")
+	}
+
+	// A key typed wrong while the job runs: said by the key; the job is
+	// followed again once the key is right.
+	tok = s.token()
+	s.run(chromedp.SetUploadFiles("#file", []string{pct}, chromedp.ByID))
+	s.wait("the Start button", `!document.getElementById("start").disabled`, 5*time.Second)
+	s.eval(`(document.getElementById("start").click(), document.getElementById("key").value = "wrong-key",
+		document.getElementById("key").dispatchEvent(new Event("input")), true)`, nil) // the upload has the right key
+	s.wait("the key refused", `document.getElementById("key-msg").classList.contains("bad") && document.getElementById("job-msg").textContent !== ""`, 20*time.Second)
+	s.eval(`document.getElementById("key").value = ""`, nil)
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	s.waitEditor(tok, 30*time.Second)
+	if m := text("job-msg"); m != "" {
+		t.Errorf("the key is right again, the page still says %q", m)
+	}
+
+	// Without the worker: whole-file copies for the player, freed when
+	// replaced; a download named with % and ; saved under that name.
+	s.eval(`worker = Promise.resolve(false), true`, nil)
+	tok = s.token()
+	s.startJob(pct)
+	s.waitEditor(tok, time.Minute)
+	s.wait("the original loaded", `state.srcKind === "original" && state.media.readyState >= 1 && state.media.src.startsWith("blob:")`, 20*time.Second)
+	var first string
+	s.eval(`state.media.src`, &first)
+	s.run(chromedp.Click("#listen-after", chromedp.ByID))
+	s.wait("the rendered file loaded", `state.srcKind === "output" && state.media.readyState >= 1`, 20*time.Second)
+	var freed bool // a revoked object URL no longer loads (fetch cannot tell: the CSP refuses it blob: URLs)
+	s.eval(fmt.Sprintf(`new Promise((done) => { const a = new Audio(); a.onloadedmetadata = () => done(false); a.onerror = () => done(true); a.src = %q; })`, first), &freed)
+	if !freed {
+		t.Errorf("the original's copy %s is still held after the player moved to the rendered file", first)
+	}
+	s.run(chromedp.Click("#downloads button", chromedp.ByQuery))
+	s.waitFile("50% off; final-autocut.mp3", 20*time.Second)
+	if m := text("job-msg"); m != "" {
+		t.Errorf("download without the worker: %q", m)
+	}
+
+	// A refused download says why, in words, with the worker too.
+	s.eval(`worker = Promise.resolve(true), true`, nil)
+	var id string
+	s.eval(`state.job.id`, &id)
+	req, _ := http.NewRequest("DELETE", s.url+"/api/v1/jobs/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 204 {
+		t.Fatalf("delete: %v %v", resp, err)
+	}
+	s.run(chromedp.Click("#downloads button", chromedp.ByQuery))
+	s.wait("the download refused", `document.getElementById("job-msg").textContent !== ""`, 10*time.Second)
+	if m := text("job-msg"); !strings.Contains(m, "no longer exists") {
+		t.Errorf("download of a deleted job: %q", m)
+	}
+
+	// Delete from the list: the focus stays in the list.
+	var n int
+	s.eval(`refreshList().then(() => { document.querySelector("#jobs li button.danger").click();
+		[...document.querySelectorAll(".confirm-row button")].find(b => b.textContent === "Delete").click();
+		return document.querySelectorAll("#jobs li").length; })`, &n)
+	s.wait("the job gone from the list", fmt.Sprintf(`document.querySelectorAll("#jobs li").length === %d`, n-1), 10*time.Second)
+	var focus string
+	s.eval(`document.activeElement.id || document.activeElement.tagName`, &focus)
+	if focus != "refresh" {
+		t.Errorf("after Delete the focus is on %s, want the list's Refresh", focus)
+	}
+	s.noErrors()
+}
+
+// contrast is the WCAG contrast ratio of two CSS rgb() colours.
+func contrast(a, b string) float64 {
+	lum := func(css string) float64 {
+		r, g, b := rgb(strings.Replace(css, "rgba(", "rgb(", 1))
+		var l float64
+		for i, c := range []int{r, g, b} {
+			x := float64(c) / 255
+			if x <= 0.03928 {
+				x /= 12.92
+			} else {
+				x = math.Pow((x+0.055)/1.055, 2.4)
+			}
+			l += []float64{0.2126, 0.7152, 0.0722}[i] * x
+		}
+		return l
+	}
+	x, y := lum(a)+0.05, lum(b)+0.05
+	return max(x, y) / min(x, y)
+}
+
+// TestBrowserFocusAndFieldContrast: the keyboard focus ring and the edges
+// of the text fields and menus stand out from the page at 3:1 at least
+// (WCAG 1.4.11), in light and dark mode; the light ring was a yellow at
+// 1.97:1 on white, the fields' edges 1.65:1.
+func TestBrowserFocusAndFieldContrast(t *testing.T) {
+	s := newSite(t)
+	for _, scheme := range []string{"light", "dark"} {
+		s.run(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}))
+		s.run(chromedp.Focus("#key", chromedp.ByID), chromedp.KeyEvent(kb.Tab)) // to Check key, by the keyboard
+		var got struct {
+			Focused, Ring, Bg string
+			Edges             []string
+		}
+		s.eval(`({focused: document.activeElement.textContent, ring: getComputedStyle(document.activeElement).outlineColor,
+			bg: getComputedStyle(document.body).backgroundColor,
+			edges: ["key", "url", "preset", "format", "normalize"].map(id => getComputedStyle(document.getElementById(id)).borderTopColor)})`, &got)
+		if got.Focused != "Check key" {
+			t.Fatalf("%s: Tab from the key focused %q", scheme, got.Focused)
+		}
+		if c := contrast(got.Ring, got.Bg); c < 3 {
+			t.Errorf("%s: focus ring %s on %s: %.2f:1", scheme, got.Ring, got.Bg, c)
+		}
+		for i, e := range got.Edges {
+			if c := contrast(e, got.Bg); c < 3 {
+				t.Errorf("%s: field %d edge %s on %s: %.2f:1", scheme, i, e, got.Bg, c)
+			}
+		}
+	}
+	s.noErrors()
 }

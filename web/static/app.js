@@ -23,6 +23,7 @@ const state = {
   previewBad: false,
   undo: [], sel: -1, drag: null,
   media: null, listen: "before", srcKind: "", rendered: null, // rendered: the cuts of the rendered file
+  blob: null, // the player's object URL when no worker streams (freed when replaced)
 };
 
 // ---- API -----------------------------------------------------------------
@@ -36,19 +37,25 @@ const MESSAGES = {
   pro_plan_required: "This key has no Pro plan. The API needs a Pro key.",
   not_found: "That job no longer exists (or belongs to another key).",
   processing: "The job is still being processed; wait until it is done.",
-  file_too_large: "The file is too large: 4 GB at most.",
+  file_too_large: "The file is too large for this server.",
   unsupported_format: "That file is not audio or video we can read.",
   too_long: "The recording is too long: 3 hours at most.",
-  nothing_to_keep: "Nothing would be left: the whole file sounds like silence. Try a lower threshold.",
+  nothing_to_keep: "Nothing would be left: the whole file would be cut.",
   transcription_unavailable: "Transcription is not available on this server; untick 'Cut filler words'.",
   output_expired: "The file was deleted after the retention period.",
 };
 
+// DETAILED: codes whose server text says what MESSAGES cannot (the
+// server's own limit; what would keep something), shown after it.
+const DETAILED = new Set(["file_too_large", "nothing_to_keep"]);
+
+const sentence = (t) => t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
+
 function errorText(err) {
   if (!(err instanceof ApiError)) return `The server could not be reached (${err && err.message ? err.message : err}).`;
   const b = err.body;
-  if (MESSAGES[b.code] && b.code !== "output_expired") return MESSAGES[b.code];
-  if (b.error) return b.error.charAt(0).toUpperCase() + b.error.slice(1) + ".";
+  if (MESSAGES[b.code] && b.code !== "output_expired") return MESSAGES[b.code] + (DETAILED.has(b.code) && b.error ? " " + sentence(b.error) : "");
+  if (b.error) return sentence(b.error);
   return `Something went wrong (HTTP ${err.status}).`;
 }
 
@@ -106,7 +113,7 @@ async function checkKey() {
   try {
     await api("GET", JOBS + "?limit=1");
     keyState(true, "Key accepted.");
-    refreshList();
+    guard("list-msg", refreshList)();
   } catch (err) {
     keyState(false, errorText(err));
   }
@@ -145,10 +152,17 @@ async function shareKey() {
 }
 const FALLBACK_MAX = 300 << 20; // bytes fetched whole when no worker can stream
 
+// head checks that url can be fetched with the key; a HEAD answer has no
+// body, so a refusal is asked again with GET for the error's code and text.
+async function head(url) {
+  const r = await fetch(url, { method: "HEAD", headers: { Authorization: "Bearer " + key() } });
+  if (!r.ok) await fetchBlob(url); // throws the ApiError with its body
+  return r;
+}
+
 async function mediaURL(url) {
   if (await worker) return url;
-  const r = await fetch(url, { method: "HEAD", headers: { Authorization: "Bearer " + key() } });
-  if (!r.ok) throw new ApiError(r.status, null);
+  const r = await head(url);
   if (Number(r.headers.get("Content-Length")) > FALLBACK_MAX) throw new Error("this file is too large to play here without https");
   return URL.createObjectURL((await fetchBlob(url)).blob);
 }
@@ -157,9 +171,17 @@ async function mediaURL(url) {
 async function fetchBlob(url) {
   const r = await fetch(url, { headers: { Authorization: "Bearer " + key() } });
   if (!r.ok) { let b = null; try { b = await r.json(); } catch (_) {} throw new ApiError(r.status, b); }
-  const cd = r.headers.get("Content-Disposition") || "";
-  const m = /filename\*=utf-8''([^;]+)/i.exec(cd) || /filename="?([^";]+)"?/.exec(cd);
-  return { blob: await r.blob(), name: m ? decodeURIComponent(m[1]) : "download" };
+  return { blob: await r.blob(), name: fileName(r.headers.get("Content-Disposition") || "") };
+}
+// fileName reads the name of a Content-Disposition: filename*=utf-8''%XX…,
+// else filename="…" (a quoted string: \ escapes) or filename=token.
+function fileName(cd) {
+  const ext = /filename\*=utf-8''([^;\s]+)/i.exec(cd);
+  if (ext) { try { return decodeURIComponent(ext[1]); } catch (_) { /* not UTF-8: the plain name */ } }
+  const q = /filename="((?:[^"\\]|\\.)*)"/i.exec(cd);
+  if (q) return q[1].replace(/\\(.)/g, "$1");
+  const t = /filename=([^;\s]+)/i.exec(cd);
+  return t ? t[1] : "download";
 }
 async function download(url) {
   if (await worker) {
@@ -167,8 +189,7 @@ async function download(url) {
     // adds the key (a link's download request would not pass through it),
     // and the attachment is saved. A HEAD first, so that an error is shown
     // here rather than saved.
-    const r = await fetch(url, { method: "HEAD", headers: { Authorization: "Bearer " + key() } });
-    if (!r.ok) throw new ApiError(r.status, null);
+    await head(url);
     const f = document.createElement("iframe");
     f.hidden = true; f.src = url;
     document.body.append(f);
@@ -178,6 +199,7 @@ async function download(url) {
   const f = await fetchBlob(url);
   const a = document.createElement("a");
   a.href = URL.createObjectURL(f.blob); a.download = f.name; document.body.append(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60000);
 }
 
 // ---- a new job -----------------------------------------------------------
@@ -235,7 +257,7 @@ function upload(file) {
   const xhr = new XMLHttpRequest();
   xhr.open("POST", JOBS);
   xhr.setRequestHeader("Authorization", "Bearer " + key());
-  xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name).replace(/%20/g, " ").replace(/%[0-9A-F]{2}/g, "_"));
+  xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name)); // the server decodes it
   xhr.setRequestHeader("X-Options", JSON.stringify(options()));
   $("upload").hidden = false; $("start").disabled = true;
   xhr.upload.onprogress = (e) => { if (e.lengthComputable) $("upload-bar").value = (100 * e.loaded) / e.total; };
@@ -250,7 +272,7 @@ function upload(file) {
     }
     pick(null);
     follow(body);
-    refreshList();
+    guard("list-msg", refreshList)();
   };
   xhr.onerror = () => { $("upload").hidden = true; updateStart(); say("new-msg", "The upload failed (network error).", "bad"); };
   xhr.send(file);
@@ -262,7 +284,7 @@ async function createFromURL(url) {
     const job = await api("POST", JOBS, Object.assign({ url }, options()));
     $("url").value = "";
     follow(job);
-    refreshList();
+    guard("list-msg", refreshList)();
   } finally {
     updateStart();
   }
@@ -278,6 +300,7 @@ function unfollow() {
   state.undo = []; state.sel = -1; state.drag = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null;
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
+  freeBlob(null);
   $("media-box").textContent = "";
   $("editor").hidden = true;
   $("downloads").textContent = "";
@@ -306,13 +329,17 @@ async function poll(tok) {
   } catch (err) {
     if (tok !== state.token) return;
     say("job-msg", errorText(err), "bad");
-    if (!(err instanceof ApiError) || err.status >= 500) state.timer = setTimeout(() => poll(tok), 3000);
+    if (err instanceof ApiError && err.status === 401) keyState(false, MESSAGES.unauthorized);
+    // Asked again until answered: once the server is back, or the key typed
+    // is right again (a job of another key, 404, is never answered).
+    if (!(err instanceof ApiError) || err.status >= 500 || err.status === 401 || err.status === 402) state.timer = setTimeout(() => poll(tok), 3000);
     return;
   }
   if (tok !== state.token) return;
+  say("job-msg", ""); // the server answers again: an earlier failure to reach it is over
   state.job = job;
   render(job);
-  if (job.status === "done" || job.status === "failed") { finished(job, tok); refreshList(); return; }
+  if (job.status === "done" || job.status === "failed") { finished(job, tok); guard("list-msg", refreshList)(); return; }
   state.timer = setTimeout(() => poll(tok), 1000);
 }
 
@@ -330,7 +357,10 @@ const STATUS = { analyzing: "Analysing…", transcribing: "Finding filler words�
 function render(job) {
   $("job-name").textContent = job.input.name;
   let s = STATUS[job.status] || job.status;
-  if (job.status === "failed" && job.error) s += ": " + (FAILURES[job.error.code] || job.error.message);
+  if (job.status === "failed" && job.error) {
+    s += ": " + (FAILURES[job.error.code] || job.error.message);
+    if (FAILURES[job.error.code] && DETAILED.has(job.error.code) && job.error.message) s += " " + sentence(job.error.message);
+  }
   $("job-status").title = job.error ? job.error.message : "";
   $("job-status").textContent = s;
   $("job-status").dataset.status = job.status;
@@ -627,15 +657,24 @@ async function setListen(mode, at) {
     const url = kind === "output" ? state.job.output.url : `${JOBS}/${state.job.id}/original`;
     let src;
     try { src = await mediaURL(url); } catch (err) { say("listen-note", "Cannot play it here: " + errorText(err), "bad"); return; }
-    if (tok !== state.token) return;
+    if (tok !== state.token) { if (src.startsWith("blob:")) URL.revokeObjectURL(src); return; }
     state.srcKind = kind;
     m.src = src;
+    freeBlob(src);
     await new Promise((done) => { m.addEventListener("loadedmetadata", done, { once: true }); m.addEventListener("error", done, { once: true }); });
   }
   m.currentTime = kind === "output" ? toRendered(t) : t;
   if (playing) m.play().catch(() => {});
   listenNote();
   draw();
+}
+
+// freeBlob frees the player's object URL unless it is next, and keeps next
+// when it is one: a whole file fetched without a worker is held only while
+// it plays.
+function freeBlob(next) {
+  if (state.blob && state.blob !== next) URL.revokeObjectURL(state.blob);
+  state.blob = next && next.startsWith("blob:") ? next : null;
 }
 
 function listenNote() {
@@ -826,7 +865,8 @@ function keydown(e) {
   if ($("editor").hidden || !state.env || typing(e.target)) return;
   const slider = e.target.tagName === "INPUT" && e.target.type === "range";
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") { e.preventDefault(); undo(); return; }
-  if (e.key === " " && !e.ctrlKey && !e.metaKey) { e.preventDefault(); playPause(); return; }
+  // Space on a button or a summary is its own (the browser's click).
+  if (e.key === " " && !e.ctrlKey && !e.metaKey && !e.target.closest("button, summary, a, [role=button]")) { e.preventDefault(); playPause(); return; }
   if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && !slider && e.target.tagName !== "VIDEO" && e.target.tagName !== "AUDIO") {
     e.preventDefault();
     const t = now(); // from the playhead (moving to a cut puts the playhead at its start)
@@ -900,6 +940,7 @@ function confirmDelete(li, j, del) {
     await api("DELETE", `${JOBS}/${j.id}`);
     if (state.job && state.job.id === j.id) unfollow();
     await refreshList();
+    $("refresh").focus(); // the row is gone: keyboard focus stays in the list
   });
   q.append(yes, " ", no);
   li.append(q);

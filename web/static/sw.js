@@ -1,10 +1,12 @@
 // autocut's service worker: <audio> and <video> elements cannot send the
 // API key, so this worker adds it (Authorization: Bearer) to their
 // requests for a job's original and rendered file, keeping the Range
-// header, so that the browser streams and seeks in them. The page keeps
+// header, so that the browser streams and seeks in them; and to the
+// page's downloads of the rendered file and the timelines (a hidden
+// frame's navigation, which cannot send it either). The page keeps
 // the key in Cache Storage (autocut-key); nothing else is intercepted.
 "use strict";
-const MEDIA = /^\/api\/v1\/jobs\/[^/]+\/(original|download)$/;
+const MEDIA = /^\/api\/v1\/jobs\/[^/]+\/(original|download|timelines\/[^/]+)$/;
 
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
