@@ -124,19 +124,8 @@ func drainUpload(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > 0 && r.ContentLength-rw.body.read.Load() > drainMax {
 		return
 	}
-	rc := http.NewResponseController(w)
-	buf := make([]byte, 32<<10)
-	for left := int64(drainMax); left > 0; {
-		if rc.SetReadDeadline(time.Now().Add(drainIdle)) != nil {
-			return
-		}
-		n, err := r.Body.Read(buf[:min(int64(len(buf)), left)])
-		left -= int64(n)
-		if err != nil {
-			break
-		}
-	}
-	_ = rc.SetReadDeadline(time.Time{})
+	// The upload's own reader: each read waits drainIdle at most.
+	_, _ = io.CopyN(io.Discard, newUploadBody(w, r, drainIdle), drainMax)
 }
 
 // createFailed answers a failed job creation: a download's error with its
