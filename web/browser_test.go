@@ -947,6 +947,33 @@ func TestBrowserErrorsAndDownloads(t *testing.T) {
 		t.Errorf("Space on the After button played")
 	}
 
+	// The arrows on Before/After move the group's choice (a radio group),
+	// not the waveform's selection or the playhead.
+	var before struct {
+		Sel  int
+		Time float64
+	}
+	s.eval(`({sel: state.sel, time: now()})`, &before)
+	s.run(chromedp.KeyEvent(kb.ArrowLeft))
+	s.wait("Before chosen with the left arrow", `document.getElementById("listen-before").getAttribute("aria-checked") === "true" &&
+		document.activeElement.id === "listen-before"`, 5*time.Second)
+	s.run(chromedp.KeyEvent(kb.ArrowLeft)) // wraps to After
+	s.wait("After chosen again", `document.getElementById("listen-after").getAttribute("aria-checked") === "true" &&
+		document.activeElement.id === "listen-after"`, 5*time.Second)
+	var after struct {
+		Sel           int
+		Time          float64
+		Before, After int
+	}
+	s.eval(`({sel: state.sel, time: now(),
+		before: document.getElementById("listen-before").tabIndex, after: document.getElementById("listen-after").tabIndex})`, &after)
+	if after.Sel != before.Sel || math.Abs(after.Time-before.Time) > 0.05 {
+		t.Errorf("the arrows on Before/After moved the selection %d to %d, the playhead %.2f to %.2f s", before.Sel, after.Sel, before.Time, after.Time)
+	}
+	if after.Before != -1 || after.After != 0 {
+		t.Errorf("tab stops Before %d, After %d (want -1, 0: one stop, the chosen one)", after.Before, after.After)
+	}
+
 	// A key typed wrong while the job runs: said by the key; the job is
 	// followed again once the key is right.
 	tok = s.token()

@@ -647,6 +647,9 @@ async function setListen(mode, at) {
   state.listen = mode;
   $("listen-before").setAttribute("aria-checked", String(mode === "before"));
   $("listen-after").setAttribute("aria-checked", String(mode === "after"));
+  // One stop in the tab order for the group: the chosen one.
+  $("listen-before").tabIndex = mode === "before" ? 0 : -1;
+  $("listen-after").tabIndex = mode === "after" ? 0 : -1;
   const m = state.media;
   if (!m) return;
   const t = at ?? now();
@@ -867,6 +870,18 @@ function keydown(e) {
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") { e.preventDefault(); undo(); return; }
   // Space on a button or a summary is its own (the browser's click).
   if (e.key === " " && !e.ctrlKey && !e.metaKey && !e.target.closest("button, summary, a, [role=button]")) { e.preventDefault(); playPause(); return; }
+  // The Before/After pair is a radio group: the arrows move its choice
+  // (wrapping), as in every radio group, not the waveform's selection.
+  const radio = e.target.closest("[role=radio]");
+  if (radio && ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) {
+    e.preventDefault();
+    const group = [...radio.parentElement.querySelectorAll("[role=radio]")];
+    const step = e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 1;
+    const next = group[(group.indexOf(radio) + step + group.length) % group.length];
+    next.focus();
+    next.click();
+    return;
+  }
   if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && !slider && e.target.tagName !== "VIDEO" && e.target.tagName !== "AUDIO") {
     e.preventDefault();
     const t = now(); // from the playhead (moving to a cut puts the playhead at its start)
