@@ -54,8 +54,12 @@ func TestCreateRefusals(t *testing.T) {
 				if j.Status != apiv1.StatusAnalyzing {
 					t.Fatalf("status %s", j.Status)
 				}
-				if tc.opts.Preset != "" && j.Preset != strings.ToLower(tc.opts.Preset) {
-					t.Errorf("preset %q, want the canonical %q", j.Preset, strings.ToLower(tc.opts.Preset))
+				want := strings.ToLower(tc.opts.Preset)
+				if want == "" {
+					want = plan.DefaultPresetName // shown when none was named
+				}
+				if j.Preset != want {
+					t.Errorf("preset %q, want the canonical %q", j.Preset, want)
 				}
 				return
 			}

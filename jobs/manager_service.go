@@ -124,8 +124,8 @@ func (m *Manager) transcriberReady(ctx context.Context) error {
 // Create streams media into storage and queues the job's analysis.
 func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (*apiv1.Job, error) {
 	o := req.Options
-	if pr, err := plan.LookupPreset(o.Preset); err == nil && o.Preset != "" {
-		o.Preset = pr.Name // the canonical name: "Podcast" is podcast
+	if pr, err := plan.LookupPreset(o.Preset); err == nil {
+		o.Preset = pr.Name // the canonical name ("Podcast" is podcast); none given is the default's
 	}
 	params, export, err := m.engine.Preset(o.Preset)
 	if err != nil {
