@@ -47,7 +47,8 @@ func (e *edit) edlParts() [][]Segment {
 // media, as CMX 3600 itself has only the reel: "* FROM CLIP NAME:" (the
 // file name: Premiere, Resolve, Avid), "* FROM FILE:" (the media path:
 // OpenTimelineIO and Nucoda read it as the clip's media reference) and
-// "* SOURCE FILE:" (the same path, as Avid and Resolve write it).
+// "* SOURCE FILE:" (the same path, as Avid and Resolve write it). Lines
+// end in CR LF, as CMX 3600 lists always have (editors read LF too).
 func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	bw := bufio.NewWriter(w)
 	title := e.title
@@ -58,7 +59,7 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	if e.drop {
 		fcm = "DROP FRAME"
 	}
-	fmt.Fprintf(bw, "TITLE: %s\nFCM: %s\n\n", edlText(title), fcm)
+	fmt.Fprintf(bw, "TITLE: %s\r\nFCM: %s\r\n\r\n", edlText(title), fcm)
 	recStart := 3600 * e.fps // 01:00:00:00 in frames of the nominal rate
 	if e.drop {
 		recStart -= (e.fps / 15) * (60 - 6) // 01:00:00;00 in drop-frame counting
@@ -100,13 +101,13 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 			line = appendTimecode(line, recStart+s.RecIn, e.fps, e.drop)
 			line = append(line, ' ')
 			line = appendTimecode(line, recStart+s.RecOut, e.fps, e.drop)
-			line = append(line, "\n* FROM CLIP NAME: "...)
+			line = append(line, "\r\n* FROM CLIP NAME: "...)
 			line = append(line, clipName...)
-			line = append(line, "\n* FROM FILE: "...)
+			line = append(line, "\r\n* FROM FILE: "...)
 			line = append(line, source...)
-			line = append(line, "\n* SOURCE FILE: "...)
+			line = append(line, "\r\n* SOURCE FILE: "...)
 			line = append(line, source...)
-			line = append(line, "\n\n"...)
+			line = append(line, "\r\n\r\n"...)
 			if _, err := bw.Write(line); err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"os"
 	"regexp"
 	"strings"
 
@@ -62,9 +61,11 @@ func ExampleWrite_csv() {
 // A CMX 3600 EDL: one event per kept segment, on the record timeline.
 func ExampleWrite_edl() {
 	rate, _ := timeline.ParseRate("25")
-	if err := timeline.Write(os.Stdout, timeline.EDL, keep, media, timeline.Options{Rate: rate}); err != nil {
+	var b bytes.Buffer
+	if err := timeline.Write(&b, timeline.EDL, keep, media, timeline.Options{Rate: rate}); err != nil {
 		log.Fatal(err)
 	}
+	fmt.Print(strings.ReplaceAll(b.String(), "\r\n", "\n")) // its lines end in CR LF
 	// Output:
 	// TITLE: talk (cut)
 	// FCM: NON-DROP FRAME

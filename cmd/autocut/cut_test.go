@@ -118,7 +118,7 @@ func TestTimelinesReferenceAbsoluteInput(t *testing.T) {
 		".fcpxml": `src="` + url + `"`,
 		".xml":    "<pathurl>file://localhost/" + strings.TrimPrefix(url, "file:///") + "</pathurl>",
 		".otio":   `"target_url": "` + url + `"`,
-		".edl":    "* FROM FILE: " + in + "\n* SOURCE FILE: " + in + "\n",
+		".edl":    "* FROM FILE: " + in + "\r\n* SOURCE FILE: " + in + "\r\n",
 	}
 	for _, c := range []struct {
 		name string
@@ -219,7 +219,7 @@ func TestTimelinesDescribeTheSource(t *testing.T) {
 			if !strings.Contains(xmeml, seq) || !strings.Contains(xmeml, file) {
 				t.Errorf("Premiere XML: want the sequence at %s Hz and the file at %d Hz:\n%s", c.seqRate, c.rate, xmeml)
 			}
-			if !strings.Contains(edl, "* FROM CLIP NAME: "+filepath.Base(c.path)+"\n* FROM FILE: "+c.path+"\n* SOURCE FILE: "+c.path+"\n") {
+			if !strings.Contains(edl, "* FROM CLIP NAME: "+filepath.Base(c.path)+"\r\n* FROM FILE: "+c.path+"\r\n* SOURCE FILE: "+c.path+"\r\n") {
 				t.Errorf("EDL does not name its source %s:\n%s", c.path, edl)
 			}
 		})
