@@ -412,3 +412,36 @@ func fmtPtr(d *float64) string {
 	}
 	return fmt.Sprint(*d)
 }
+
+// TestTransientErrorRunsAgain: an error that is neither the input's nor
+// the request's (a storage read, the database) runs the job again, up to
+// transientAttempts runs, instead of failing it at once with code
+// internal (a busy moment of the test machine failed a job so).
+func TestTransientErrorRunsAgain(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fails int32
+		want  apiv1.Status
+		runs  int32
+	}{
+		{"once", 1, apiv1.StatusDone, 2},
+		{"every time", 1000, apiv1.StatusFailed, transientAttempts},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := &gateEngine{}
+			g.analyzeErrs.Store(c.fails)
+			m := testManager(t, t.TempDir(), g, nil)
+			j, err := m.Create(context.Background(), CreateRequest{Owner: "o", Name: "talk.wav"}, fakeMedia(10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j = waitJob(t, m, "o", j.ID, 60*time.Second, func(j *apiv1.Job) bool { return !j.Status.Busy() })
+			if j.Status != c.want || g.analyses.Load() != c.runs {
+				t.Fatalf("status %s after %d analyses (error %+v); want %s after %d", j.Status, g.analyses.Load(), j.Error, c.want, c.runs)
+			}
+			if c.want == apiv1.StatusFailed && (j.Error == nil || j.Error.Code != apiv1.CodeInternal) {
+				t.Errorf("error %+v, want code internal", j.Error)
+			}
+		})
+	}
+}

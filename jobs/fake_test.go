@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,6 +34,7 @@ type gateEngine struct {
 	cancelled   atomic.Int32 // calls that returned because their context ended
 	fromFile    atomic.Int32 // analyses that were handed a file (else a stream)
 	renderedLen atomic.Int64 // size of the last render's input file
+	analyzeErrs atomic.Int32 // analyses left to fail with an error that is not the input's
 }
 
 func (g *gateEngine) Sniff(head []byte) string {
@@ -66,6 +68,9 @@ func (g *gateEngine) Analyze(ctx context.Context, r io.Reader, name string, maxD
 	progress(0.5)
 	if err := g.wait(ctx, g.analyzeGate); err != nil {
 		return nil, err
+	}
+	if g.analyzeErrs.Add(-1) >= 0 {
+		return nil, errors.New("read original: connection reset by peer")
 	}
 	if _, ok := r.(*os.File); ok {
 		g.fromFile.Add(1)

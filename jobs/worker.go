@@ -125,10 +125,22 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			return err // shutdown: River runs it again
 		}
+		if ctx.Err() == nil && j.Attempt < transientAttempts {
+			// Neither the input's fault nor the request's (storage, the
+			// database, a tool that stopped): run again after a pause
+			// (NextRetry), from the phases the record holds as done; the
+			// job shows its phase meanwhile.
+			r.log.Warn("run failed; it runs again", "attempt", j.Attempt, "err", err)
+			return err
+		}
 		jf = &jobFailure{err: err}
 	}
 	return r.failed(context.WithoutCancel(ctx), jf)
 }
+
+// transientAttempts is how many runs an error that is not a job failure
+// (storage, the database) gets before the job fails with code internal.
+const transientAttempts = 3
 
 // watch cancels a run when its record is deleted or re-run, wherever that
 // happened (River's own cancellation does not reach a running worker on
