@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -188,9 +189,17 @@ func (g *gateEngine) OutputName(in, format string) string { return in + "-autocu
 // testManager opens and starts a Manager on dir; Stop runs at cleanup.
 func testManager(t *testing.T, dir string, eng Engine, mod func(*Config)) *Manager {
 	t.Helper()
+	// The log (a failed job's cause is logged at Info) is shown when the
+	// test fails.
+	logs := &testLog{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("manager log:\n%s", logs.String())
+		}
+	})
 	cfg := Config{DataDir: dir, Workers: 2, Engine: eng, PollInterval: 50 * time.Millisecond,
 		RetentionInterval: time.Hour,
-		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+		Logger:            slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	if testDatabase(t, dir) != "" {
 		cfg.LeaseTTL = 2 * time.Second // runs of a killed manager are taken over through leases
 	}
@@ -265,4 +274,22 @@ func openStore(t testing.TB, url, dir string) store.Store {
 		t.Fatalf("open the jobs database: %v", err)
 	}
 	return st
+}
+
+// testLog is a log written by several goroutines.
+type testLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *testLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
