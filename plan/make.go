@@ -10,7 +10,9 @@ import (
 )
 
 // ErrBadAnalysis reports an analysis the planner cannot use (nil, no frame
-// length, peak and RMS envelopes of different lengths, a NaN level).
+// length or frames over 100 ms, peak and RMS envelopes of different
+// lengths, an input duration the envelope does not cover to within a
+// frame, a NaN level).
 var ErrBadAnalysis = errors.New("unusable analysis")
 
 // Edge constants (see the package doc).
@@ -34,6 +36,9 @@ const (
 	// classified as speech, and as many as not, is no short noise
 	// (voicedIsland): minSpeech does not drop it.
 	voicedIslandFrames = 3
+	// maxFrameSec: an envelope with longer frames cannot place a cut (dsp
+	// writes 10 ms frames).
+	maxFrameSec = 0.1
 )
 
 // Make turns an analysis into a plan with params p (validated first) and
@@ -50,8 +55,8 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	}
 	env := &a.Envelope
 	n := len(env.RMSDb)
-	if n > 0 && (!(env.FrameSec > 0) || math.IsInf(env.FrameSec, 0)) {
-		return nil, fmt.Errorf("plan: envelope frame length %v: %w", env.FrameSec, ErrBadAnalysis)
+	if n > 0 && !(env.FrameSec > 0 && env.FrameSec <= maxFrameSec) {
+		return nil, fmt.Errorf("plan: envelope frame length %v s (0 to %g s): %w", env.FrameSec, maxFrameSec, ErrBadAnalysis)
 	}
 	if len(env.PeakDb) != 0 && len(env.PeakDb) != n {
 		return nil, fmt.Errorf("plan: %d peak frames for %d RMS frames: %w", len(env.PeakDb), n, ErrBadAnalysis)
@@ -64,6 +69,9 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	dur := a.Input.Duration
 	if !(dur > 0) || math.IsInf(dur, 0) {
 		dur = float64(n) * env.FrameSec
+	} else if span := float64(n) * env.FrameSec; n > 0 && math.Abs(dur-span) > env.FrameSec+1e-3 {
+		// The envelope covers the input: its last frame may be partial.
+		return nil, fmt.Errorf("plan: input of %.3f s but %d envelope frames of %g s (%.3f s): %w", dur, n, env.FrameSec, span, ErrBadAnalysis)
 	}
 	for i, c := range extra {
 		if math.IsNaN(c.Start) || math.IsNaN(c.End) || math.IsInf(c.Start, 0) || math.IsInf(c.End, 0) || c.End < c.Start {

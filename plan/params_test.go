@@ -112,6 +112,11 @@ func TestMakeBadInput(t *testing.T) {
 		{"NaN speech level", withLevels(good, -45, -60, math.NaN()), p, nil, ErrBadAnalysis},
 		{"NaN noise floor", withLevels(good, -45, math.NaN(), -20), p, nil, ErrBadAnalysis},
 		{"NaN threshold, given threshold", withLevels(good, math.NaN(), -60, -20), withThreshold(p, -40), nil, ErrBadAnalysis},
+		{"whole", good, p, nil, nil},
+		{"last frame partial", withDuration(good, 0.995), p, nil, nil},
+		{"input far longer than its envelope", withDuration(good, 60), p, nil, ErrBadAnalysis},
+		{"input shorter than its envelope", withDuration(good, 0.5), p, nil, ErrBadAnalysis},
+		{"frames of a second", &dsp.Analysis{Input: dsp.Info{Duration: 3}, Envelope: dsp.Envelope{FrameSec: 1, RMSDb: make([]float32, 3)}}, p, nil, ErrBadAnalysis},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,4 +169,11 @@ func TestParamsJSONKeepsFaintVoice(t *testing.T) {
 	if back.FaintVoiceDb != pr.Params.FaintVoiceDb || back.FaintVoiceDb == 0 {
 		t.Errorf("faint-voice depth %v after a JSON round trip, want %v", back.FaintVoiceDb, pr.Params.FaintVoiceDb)
 	}
+}
+
+// withDuration is a copy of a whose input lasts d seconds.
+func withDuration(a *dsp.Analysis, d float64) *dsp.Analysis {
+	c := *a
+	c.Input.Duration = d
+	return &c
 }
