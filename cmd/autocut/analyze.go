@@ -78,6 +78,15 @@ func runAnalyze(ctx context.Context, e env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if tl.kinds != "" {
+		// Timelines the rate cannot have are refused before the analysis;
+		// where the probe fails, the analysis says why.
+		if info, err := dsp.Probe(ctx, in); err == nil {
+			if err := tl.validate(info); err != nil {
+				return err
+			}
+		}
+	}
 
 	a, err := dsp.AnalyzeWith(ctx, dec, in, nil)
 	if err != nil {

@@ -132,6 +132,20 @@ func runCut(ctx context.Context, e env) error {
 		}
 	}
 
+	// What the input's header tells is checked before the analysis too:
+	// mp4 of an audio-only input, timelines the rate cannot have. Where
+	// the probe fails, the analysis says why.
+	if tl.kinds != "" || transcode.ContainerOf(o.Format) == "mp4" {
+		if info, err := dsp.Probe(ctx, in); err == nil {
+			if transcode.ContainerOf(o.Format) == "mp4" && info.Type != "video" {
+				return audioOnlyError(in, o.Format)
+			}
+			if err := tl.validate(info); err != nil {
+				return err
+			}
+		}
+	}
+
 	// The transcriber (and --model's file) is found before the analysis:
 	// a model not pulled fails at once, not after minutes of work.
 	var t transcribe.Transcriber
@@ -166,8 +180,7 @@ func runCut(ctx context.Context, e env) error {
 		}
 	}
 	if transcode.ContainerOf(o.Format) == "mp4" && a.Input.Type != "video" {
-		audio := slices.DeleteFunc(transcode.Formats(), func(f string) bool { return transcode.ContainerOf(f) == "mp4" })
-		return usageError{fmt.Sprintf("%s is audio only: %s needs a video input (write %s)", in, o.Format, strings.Join(audio, ", "))}
+		return audioOnlyError(in, o.Format)
 	}
 	if err := o.Validate(a.Input); err != nil {
 		return usageError{err.Error()}
@@ -218,6 +231,12 @@ func runCut(ctx context.Context, e env) error {
 		fmt.Fprintf(e.stderr, "wrote %s\n", f)
 	}
 	return err
+}
+
+// audioOnlyError refuses to write format (mp4, mp4_hq) from the audio-only in.
+func audioOnlyError(in, format string) error {
+	audio := slices.DeleteFunc(transcode.Formats(), func(f string) bool { return transcode.ContainerOf(f) == "mp4" })
+	return usageError{fmt.Sprintf("%s is audio only: %s needs a video input (write %s)", in, format, strings.Join(audio, ", "))}
 }
 
 func humanBytes(n int64) string {

@@ -68,6 +68,49 @@ func (t *timelineFlags) check(inputPath, dir string) ([]string, error) {
 	return paths, nil
 }
 
+// validate refuses, before any work, timelines that cannot be written for
+// the input info describes (dsp.Probe's, whose duration stands for the
+// edit): --drop-frame at a rate without drop-frame timecode, a kind named
+// that cannot state the edit rate. The rate of an audio-only input is
+// --timeline-rate's, a mistake in the command line; a video's is its own.
+// With --timelines all, only what no kind can write is refused (a kind
+// that cannot state the rate is left out later, with a warning).
+func (t *timelineFlags) validate(info dsp.Info) error {
+	if t.kinds == "" || !(info.Duration > 0) || math.IsInf(info.Duration, 0) {
+		return nil
+	}
+	kinds, err := timeline.ParseKinds(t.kinds)
+	if err != nil {
+		return nil // check reported it
+	}
+	if t.all() {
+		kinds = []timeline.Kind{timeline.CSV} // states any rate: its refusal is the options'
+	}
+	rate, _ := timeline.ParseRate(t.rate)
+	m := timeline.MediaFromInfo(info, info.Name)
+	o := timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame}
+	whole := []dsp.Range{{Start: 0, End: info.Duration}}
+	for _, k := range kinds {
+		err := timeline.Check(k, whole, m, o)
+		if !errors.Is(err, timeline.ErrInvalidOptions) {
+			continue // other refusals (no whole frame) depend on the plan
+		}
+		why := strings.TrimPrefix(err.Error(), timeline.ErrInvalidOptions.Error()+": ")
+		if m.HasVideo {
+			return fmt.Errorf("--timelines %s: %w", t.kinds, err)
+		}
+		flags := fmt.Sprintf("--timelines %s --timeline-rate %s", t.kinds, t.rate)
+		if t.dropFrame {
+			flags += " --drop-frame"
+		}
+		return usageError{fmt.Sprintf("%s: %s", flags, why)}
+	}
+	return nil
+}
+
+// all reports whether --timelines asks for every kind.
+func (t *timelineFlags) all() bool { return strings.TrimSpace(t.kinds) == "all" }
+
 func stemOf(path string) string {
 	name := filepath.Base(path)
 	return strings.TrimSuffix(name, filepath.Ext(name))
@@ -110,7 +153,12 @@ func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Rang
 	info.Name = filepath.Base(inputPath)
 	m := timeline.MediaFromInfo(info, mediaPath)
 	o := timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame}
-	if strings.TrimSpace(t.kinds) == "all" {
+	if t.all() {
+		// An option no kind can honour (--drop-frame at 25 fps) is an
+		// error, not a warning for each kind left out.
+		if err := timeline.Check(timeline.CSV, keep, m, o); errors.Is(err, timeline.ErrInvalidOptions) {
+			return nil, err
+		}
 		var ok []timeline.Kind
 		for _, k := range kinds {
 			if err := timeline.Check(k, keep, m, o); errors.Is(err, timeline.ErrInvalidOptions) {
