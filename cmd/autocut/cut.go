@@ -132,6 +132,19 @@ func runCut(ctx context.Context, e env) error {
 		}
 	}
 
+	// The staging directories are made now: a directory autocut cannot
+	// write in fails before the work, not after the render.
+	st := newStager(e.cleanup, ow.yes)
+	defer st.close()
+	if stream == nil {
+		if _, err := st.dir(filepath.Dir(out)); err != nil {
+			return err
+		}
+	}
+	if err := tl.stage(st, tlDir); err != nil {
+		return err
+	}
+
 	// What the input's header tells is checked before the analysis too:
 	// mp4 of an audio-only input, timelines the rate cannot have. Where
 	// the probe fails, the analysis says why.
@@ -200,8 +213,6 @@ func runCut(ctx context.Context, e env) error {
 		return flagWords(err)
 	}
 
-	st := newStager(e.cleanup, ow.yes)
-	defer st.close()
 	bar.stage("rendering")
 	var res *transcode.Result
 	name := out

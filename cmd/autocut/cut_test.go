@@ -343,3 +343,29 @@ func TestCutChecksTheInputsRateFirst(t *testing.T) {
 		t.Errorf("wrote %v", ents)
 	}
 }
+
+// A directory autocut cannot write in (/proc refuses even root) fails
+// before the analysis, exit 1: not after it, nor, for timelines, after the
+// cut file is written.
+func TestUnwritableDirectoryFailsFirst(t *testing.T) {
+	if fi, err := os.Stat("/proc"); err != nil || !fi.IsDir() {
+		t.Skip("no /proc")
+	}
+	in := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"cut", "-o", "/proc/autocut-test.wav"},
+		{"cut", "--timelines", "csv", "--timeline-dir", "/proc", "-o", filepath.Join(dir, "a.wav")},
+		{"analyze", "--timelines", "csv", "--timeline-dir", "/proc"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(args, in), &out, &errb)
+		want := "autocut " + args[0] + ": cannot write in the output directory /proc: no such file or directory\n"
+		if diff := cmp.Diff(want, errb.String()); code != 1 || out.Len() != 0 || diff != "" {
+			t.Errorf("%v: exit %d, %d bytes on stdout, stderr (-want +got):\n%s", args, code, out.Len(), diff)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
+}

@@ -108,6 +108,24 @@ func (t *timelineFlags) validate(info dsp.Info) error {
 	return nil
 }
 
+// stage makes the staging directory of the timelines in dir (or
+// --timeline-dir) before any work, so that a directory autocut cannot
+// write in fails at once. A directory still to be created is made (and
+// staged) only when the timelines are written.
+func (t *timelineFlags) stage(st *stager, dir string) error {
+	if t.kinds == "" {
+		return nil
+	}
+	if t.dir != "" {
+		dir = t.dir
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	_, err := st.dir(dir)
+	return err
+}
+
 // all reports whether --timelines asks for every kind.
 func (t *timelineFlags) all() bool { return strings.TrimSpace(t.kinds) == "all" }
 
