@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestModelsCommand runs `autocut models` against a user cache directory of
@@ -44,5 +46,33 @@ func TestModelsCommand(t *testing.T) {
 				t.Errorf("exit %d (want %d), output %q %q, want %q", code, tc.code, out.String(), errb.String(), tc.out)
 			}
 		})
+	}
+}
+
+// version asked for help prints its usage, as every command does; an
+// argument is a mistake (exit 2), not ignored.
+func TestVersionArguments(t *testing.T) {
+	for _, tc := range []struct {
+		args         []string
+		code         int
+		stdout, says string
+	}{
+		{[]string{"version", "-h"}, 0, "usage: autocut version\n", ""},
+		{[]string{"version", "--help"}, 0, "usage: autocut version\n", ""},
+		{[]string{"help", "version"}, 0, "usage: autocut version\n", ""},
+		{[]string{"version", "extra"}, 2, "", "autocut version: unexpected extra: version takes no arguments\n"},
+		{[]string{"--version", "--short"}, 2, "", "autocut version: unexpected --short: version takes no arguments\n"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), tc.args, &out, &errb)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, tc.code)
+		}
+		if diff := cmp.Diff(tc.stdout, out.String()); diff != "" {
+			t.Errorf("%v: stdout (-want +got):\n%s", tc.args, diff)
+		}
+		if diff := cmp.Diff(tc.says, errb.String()); diff != "" {
+			t.Errorf("%v: stderr (-want +got):\n%s", tc.args, diff)
+		}
 	}
 }
