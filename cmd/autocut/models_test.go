@@ -76,3 +76,29 @@ func TestVersionArguments(t *testing.T) {
 		}
 	}
 }
+
+// A model name the catalog lacks is refused in the command line's words:
+// once "unknown model" for an argument, "--model NAME: allowed ..." for the
+// flag (not the package's "models: unknown model" after "autocut models:").
+func TestUnknownModelMessages(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	in := writeToneWAV(t, [2]float64{1, 0.3})
+	known := "tiny, tiny.en, base, base.en, small, small.en, medium, medium.en, large-v3, large-v3-q5_0"
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"models", "pull", "huge"}, "autocut models: unknown model \"huge\" (known: " + known + ")\n"},
+		{[]string{"models", "path", "huge"}, "autocut models: unknown model \"huge\" (known: " + known + ")\n"},
+		{[]string{"transcribe", "--model", "huge", in}, "autocut transcribe: --model huge: allowed " + known + "\n"},
+		{[]string{"cut", "--transcribe", "--model", "huge", "-o", filepath.Join(t.TempDir(), "x.wav"), in}, "autocut cut: --model huge: allowed " + known + "\n"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), tc.args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", tc.args, code)
+		}
+		if diff := cmp.Diff(tc.says, errb.String()); diff != "" {
+			t.Errorf("%v: stderr (-want +got):\n%s", tc.args, diff)
+		}
+	}
+}
