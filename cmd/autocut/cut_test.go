@@ -369,3 +369,25 @@ func TestUnwritableDirectoryFailsFirst(t *testing.T) {
 		t.Errorf("wrote %v", ents)
 	}
 }
+
+// An input shorter than one frame has no timeline: said before the work
+// (cut wrote the cut file, then failed on "no kept range spans a whole
+// frame"), exit 1, nothing written.
+func TestTimelinesOfAnInputShorterThanAFrame(t *testing.T) {
+	in := writeToneWAV(t, [2]float64{0.01, 0.3})
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"cut", "--timelines", "all", "--timeline-dir", dir, "-o", filepath.Join(dir, "a.wav")},
+		{"analyze", "--timelines", "csv", "--timeline-dir", dir},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(args, in), &out, &errb)
+		want := "autocut " + args[0] + ": --timelines " + args[2] + ": in.wav lasts 0.010 s, not one whole frame at 30 fps: no kept range spans a whole frame\n"
+		if diff := cmp.Diff(want, errb.String()); code != 1 || out.Len() != 0 || diff != "" {
+			t.Errorf("%v: exit %d, %d bytes on stdout, stderr (-want +got):\n%s", args, code, out.Len(), diff)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
+}

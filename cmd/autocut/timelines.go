@@ -71,8 +71,9 @@ func (t *timelineFlags) check(inputPath, dir string) ([]string, error) {
 // validate refuses, before any work, timelines that cannot be written for
 // the input info describes (dsp.Probe's, whose duration stands for the
 // edit): --drop-frame at a rate without drop-frame timecode, a kind named
-// that cannot state the edit rate. The rate of an audio-only input is
-// --timeline-rate's, a mistake in the command line; a video's is its own.
+// that cannot state the edit rate, an input shorter than one frame (exit
+// 1). The rate of an audio-only input is --timeline-rate's, a mistake in
+// the command line (exit 2); a video's is its own (exit 1).
 // With --timelines all, only what no kind can write is refused (a kind
 // that cannot state the rate is left out later, with a warning).
 func (t *timelineFlags) validate(info dsp.Info) error {
@@ -92,8 +93,13 @@ func (t *timelineFlags) validate(info dsp.Info) error {
 	whole := []dsp.Range{{Start: 0, End: info.Duration}}
 	for _, k := range kinds {
 		err := timeline.Check(k, whole, m, o)
+		if errors.Is(err, timeline.ErrNoWholeFrame) {
+			// The kept ranges lie within the input: none can hold a frame.
+			return fmt.Errorf("--timelines %s: %s lasts %.3f s, not one whole frame at %s fps: %w",
+				t.kinds, info.Name, info.Duration, fps(m, rate), err)
+		}
 		if !errors.Is(err, timeline.ErrInvalidOptions) {
-			continue // other refusals (no whole frame) depend on the plan
+			continue
 		}
 		why := strings.TrimPrefix(err.Error(), timeline.ErrInvalidOptions.Error()+": ")
 		if m.HasVideo {
@@ -124,6 +130,18 @@ func (t *timelineFlags) stage(st *stager, dir string) error {
 	}
 	_, err := st.dir(dir)
 	return err
+}
+
+// fps is the edit rate of media m in frames per second (3 decimals): the
+// video's own, else rate (--timeline-rate, 30 when zero).
+func fps(m timeline.Media, rate dsp.Rational) string {
+	if m.HasVideo {
+		rate = m.FrameRate
+	}
+	if rate.Num <= 0 || rate.Den <= 0 {
+		rate = dsp.Rational{Num: 30, Den: 1}
+	}
+	return strconv.FormatFloat(math.Round(rate.Float()*1000)/1000, 'f', -1, 64)
 }
 
 // all reports whether --timelines asks for every kind.
