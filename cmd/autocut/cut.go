@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -129,6 +130,14 @@ func runCut(ctx context.Context, e env) error {
 	if out != "-" {
 		if err := distinct(append([]string{out}, tlPaths...)); err != nil {
 			return err
+		}
+	}
+
+	// ffmpeg, which encodes every format but WAV, is looked for before the
+	// analysis: missing, it fails at once, not after the analysis.
+	if transcode.ContainerOf(o.Format) != "wav" {
+		if _, err := exec.LookPath("ffmpeg"); err != nil {
+			return fmt.Errorf("%w (%v)", transcode.ErrFFmpegMissing, err)
 		}
 	}
 

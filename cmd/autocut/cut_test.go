@@ -391,3 +391,24 @@ func TestTimelinesOfAnInputShorterThanAFrame(t *testing.T) {
 		t.Errorf("wrote %v", ents)
 	}
 }
+
+// Without ffmpeg, cut to a format it encodes fails before the analysis
+// (no "analysing" line), as the README says: "autocut says so and stops".
+// WAV is written in pure Go.
+func TestCutWithoutFFmpegStopsFirst(t *testing.T) {
+	in := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	dir := t.TempDir()
+	t.Setenv("PATH", t.TempDir())
+	for _, name := range []string{"a.mp3", "a.m4a"} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"cut", "-o", filepath.Join(dir, name), in}, &out, &errb)
+		want := "autocut cut: ffmpeg/ffprobe not found: install the Debian package ffmpeg (exec: \"ffmpeg\": executable file not found in $PATH)\n"
+		if diff := cmp.Diff(want, errb.String()); code != 1 || diff != "" {
+			t.Errorf("%s: exit %d, stderr (-want +got):\n%s", name, code, diff)
+		}
+	}
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"cut", "-o", filepath.Join(dir, "a.wav"), in}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Errorf("a.wav: exit %d: %s", code, errb.String())
+	}
+}
