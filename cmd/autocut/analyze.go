@@ -78,6 +78,20 @@ func runAnalyze(ctx context.Context, e env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	st := newStager(e.cleanup, ow.yes)
+	defer st.close()
+	if err := tl.stage(st, "."); err != nil {
+		return err
+	}
+	if tl.kinds != "" {
+		// Timelines the rate cannot have are refused before the analysis;
+		// where the probe fails, the analysis says why.
+		if info, err := dsp.Probe(ctx, in); err == nil {
+			if err := tl.validate(info); err != nil {
+				return err
+			}
+		}
+	}
 
 	a, err := dsp.AnalyzeWith(ctx, dec, in, nil)
 	if err != nil {
@@ -104,8 +118,6 @@ func runAnalyze(ctx context.Context, e env) error {
 				a.Input.Width, a.Input.Height = info.Width, info.Height
 			}
 		}
-		st := newStager(e.cleanup, ow.yes)
-		defer st.close()
 		files, err := tl.write(st, ".", in, p.Keep, a.Input, func(err error) {
 			fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", err)
 		})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,6 +133,41 @@ func runCut(ctx context.Context, e env) error {
 		}
 	}
 
+	// ffmpeg, which encodes every format but WAV, is looked for before the
+	// analysis: missing, it fails at once, not after the analysis.
+	if transcode.ContainerOf(o.Format) != "wav" {
+		if _, err := exec.LookPath("ffmpeg"); err != nil {
+			return fmt.Errorf("%w (%v)", transcode.ErrFFmpegMissing, err)
+		}
+	}
+
+	// The staging directories are made now: a directory autocut cannot
+	// write in fails before the work, not after the render.
+	st := newStager(e.cleanup, ow.yes)
+	defer st.close()
+	if stream == nil {
+		if _, err := st.dir(filepath.Dir(out)); err != nil {
+			return err
+		}
+	}
+	if err := tl.stage(st, tlDir); err != nil {
+		return err
+	}
+
+	// What the input's header tells is checked before the analysis too:
+	// mp4 of an audio-only input, timelines the rate cannot have. Where
+	// the probe fails, the analysis says why.
+	if tl.kinds != "" || transcode.ContainerOf(o.Format) == "mp4" {
+		if info, err := dsp.Probe(ctx, in); err == nil {
+			if transcode.ContainerOf(o.Format) == "mp4" && info.Type != "video" {
+				return audioOnlyError(in, o.Format)
+			}
+			if err := tl.validate(info); err != nil {
+				return err
+			}
+		}
+	}
+
 	// The transcriber (and --model's file) is found before the analysis:
 	// a model not pulled fails at once, not after minutes of work.
 	var t transcribe.Transcriber
@@ -166,8 +202,7 @@ func runCut(ctx context.Context, e env) error {
 		}
 	}
 	if transcode.ContainerOf(o.Format) == "mp4" && a.Input.Type != "video" {
-		audio := slices.DeleteFunc(transcode.Formats(), func(f string) bool { return transcode.ContainerOf(f) == "mp4" })
-		return usageError{fmt.Sprintf("%s is audio only: %s needs a video input (write %s)", in, o.Format, strings.Join(audio, ", "))}
+		return audioOnlyError(in, o.Format)
 	}
 	if err := o.Validate(a.Input); err != nil {
 		return usageError{err.Error()}
@@ -187,8 +222,6 @@ func runCut(ctx context.Context, e env) error {
 		return flagWords(err)
 	}
 
-	st := newStager(e.cleanup, ow.yes)
-	defer st.close()
 	bar.stage("rendering")
 	var res *transcode.Result
 	name := out
@@ -218,6 +251,12 @@ func runCut(ctx context.Context, e env) error {
 		fmt.Fprintf(e.stderr, "wrote %s\n", f)
 	}
 	return err
+}
+
+// audioOnlyError refuses to write format (mp4, mp4_hq) from the audio-only in.
+func audioOnlyError(in, format string) error {
+	audio := slices.DeleteFunc(transcode.Formats(), func(f string) bool { return transcode.ContainerOf(f) == "mp4" })
+	return usageError{fmt.Sprintf("%s is audio only: %s needs a video input (write %s)", in, format, strings.Join(audio, ", "))}
 }
 
 func humanBytes(n int64) string {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestCutCommand(t *testing.T) {
@@ -303,5 +304,111 @@ func TestCutWarnsOfTruncation(t *testing.T) {
 	code := run(context.Background(), []string{"cut", in, "-o", filepath.Join(t.TempDir(), "out.wav")}, &bytes.Buffer{}, &errb)
 	if code != 0 || !strings.Contains(errb.String(), "warning: "+dsp.WarnTruncated) {
 		t.Errorf("exit %d, stderr %q; want 0 and a warning that the input is truncated", code, errb.String())
+	}
+}
+
+// Timelines the edit rate cannot have and mp4 of an audio-only input are
+// refused before the analysis (no "analysing" line), exit 2, nothing
+// written: not after the render, with the cut file written and its
+// timelines missing. --timelines all with an option no kind can honour is
+// one error, not a warning for each kind left out.
+func TestCutChecksTheInputsRateFirst(t *testing.T) {
+	in := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"cut", "--timelines", "edl", "--drop-frame", "-o", filepath.Join(dir, "a.wav")},
+			"autocut cut: --timelines edl --timeline-rate 30 --drop-frame: drop-frame timecode exists only at 29.97 and 59.94, not 30\n"},
+		{[]string{"cut", "--timelines", "all", "--timeline-rate", "25", "--drop-frame", "-o", filepath.Join(dir, "b.wav")},
+			"autocut cut: --timelines all --timeline-rate 25 --drop-frame: drop-frame timecode exists only at 29.97 and 59.94, not 25\n"},
+		{[]string{"analyze", "--timelines", "all", "--timeline-rate", "25", "--drop-frame", "--timeline-dir", dir},
+			"autocut analyze: --timelines all --timeline-rate 25 --drop-frame: drop-frame timecode exists only at 29.97 and 59.94, not 25\n"},
+		{[]string{"cut", "--timelines", "fcpxml,edl", "--timeline-rate", "12.5", "-o", filepath.Join(dir, "c.wav")},
+			"autocut cut: --timelines fcpxml,edl --timeline-rate 12.5: edl at 12.5 fps: it states whole frames per second or an NTSC rate (such as 25 or 30000/1001) and cannot state this one; choose such a rate, or another kind (fcpxml, otio, csv)\n"},
+		{[]string{"cut", "-o", filepath.Join(dir, "d.mp4")},
+			"autocut cut: " + in + " is audio only: mp4 needs a video input (write mp3, mp3_320, wav, m4a)\n"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(tc.args, in), &out, &errb)
+		if code != 2 || out.Len() != 0 {
+			t.Errorf("%v: exit %d, %d bytes on stdout; want 2 and none", tc.args, code, out.Len())
+		}
+		if diff := cmp.Diff(tc.says, errb.String()); diff != "" {
+			t.Errorf("%v: stderr (-want +got):\n%s", tc.args, diff)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
+}
+
+// A directory autocut cannot write in (/proc refuses even root) fails
+// before the analysis, exit 1: not after it, nor, for timelines, after the
+// cut file is written.
+func TestUnwritableDirectoryFailsFirst(t *testing.T) {
+	if fi, err := os.Stat("/proc"); err != nil || !fi.IsDir() {
+		t.Skip("no /proc")
+	}
+	in := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"cut", "-o", "/proc/autocut-test.wav"},
+		{"cut", "--timelines", "csv", "--timeline-dir", "/proc", "-o", filepath.Join(dir, "a.wav")},
+		{"analyze", "--timelines", "csv", "--timeline-dir", "/proc"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(args, in), &out, &errb)
+		want := "autocut " + args[0] + ": cannot write in the output directory /proc: no such file or directory\n"
+		if diff := cmp.Diff(want, errb.String()); code != 1 || out.Len() != 0 || diff != "" {
+			t.Errorf("%v: exit %d, %d bytes on stdout, stderr (-want +got):\n%s", args, code, out.Len(), diff)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
+}
+
+// An input shorter than one frame has no timeline: said before the work
+// (cut wrote the cut file, then failed on "no kept range spans a whole
+// frame"), exit 1, nothing written.
+func TestTimelinesOfAnInputShorterThanAFrame(t *testing.T) {
+	in := writeToneWAV(t, [2]float64{0.01, 0.3})
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"cut", "--timelines", "all", "--timeline-dir", dir, "-o", filepath.Join(dir, "a.wav")},
+		{"analyze", "--timelines", "csv", "--timeline-dir", dir},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(args, in), &out, &errb)
+		want := "autocut " + args[0] + ": --timelines " + args[2] + ": in.wav lasts 0.010 s, not one whole frame at 30 fps: no kept range spans a whole frame\n"
+		if diff := cmp.Diff(want, errb.String()); code != 1 || out.Len() != 0 || diff != "" {
+			t.Errorf("%v: exit %d, %d bytes on stdout, stderr (-want +got):\n%s", args, code, out.Len(), diff)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
+}
+
+// Without ffmpeg, cut to a format it encodes fails before the analysis
+// (no "analysing" line), as the README says: "autocut says so and stops".
+// WAV is written in pure Go.
+func TestCutWithoutFFmpegStopsFirst(t *testing.T) {
+	in := writeToneWAV(t, [2]float64{1, 0.3}, [2]float64{1, 0}, [2]float64{1, 0.3})
+	dir := t.TempDir()
+	t.Setenv("PATH", t.TempDir())
+	for _, name := range []string{"a.mp3", "a.m4a"} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"cut", "-o", filepath.Join(dir, name), in}, &out, &errb)
+		want := "autocut cut: ffmpeg/ffprobe not found: install the Debian package ffmpeg (exec: \"ffmpeg\": executable file not found in $PATH)\n"
+		if diff := cmp.Diff(want, errb.String()); code != 1 || diff != "" {
+			t.Errorf("%s: exit %d, stderr (-want +got):\n%s", name, code, diff)
+		}
+	}
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"cut", "-o", filepath.Join(dir, "a.wav"), in}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Errorf("a.wav: exit %d: %s", code, errb.String())
 	}
 }

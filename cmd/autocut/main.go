@@ -123,8 +123,15 @@ func dispatch(ctx context.Context, e env) int {
 	case "models":
 		err = runModels(ctx, e)
 	case "version":
-		fmt.Fprintln(e.stdout, version())
-		return 0
+		switch {
+		case len(args) == 0:
+			fmt.Fprintln(e.stdout, version())
+			return 0
+		case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+			fmt.Fprintln(e.stdout, "usage: autocut version")
+			return 0
+		}
+		err = usageError{fmt.Sprintf("unexpected %s: version takes no arguments", args[0])}
 	default:
 		fmt.Fprintf(e.stderr, "autocut: unknown command %q\n\n%s", cmd, usage)
 		return 2

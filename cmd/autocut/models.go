@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -31,7 +32,7 @@ func runModels(ctx context.Context, e env) error {
 		return nil
 	case len(pos) == 2 && pos[0] == "path":
 		if _, err := st.Lookup(pos[1]); err != nil {
-			return usageError{err.Error()}
+			return usageError{fmt.Sprintf("unknown model %q (known: %s)", pos[1], modelNames())}
 		}
 		p, ok := st.Installed(pos[1])
 		if !ok {
@@ -41,7 +42,7 @@ func runModels(ctx context.Context, e env) error {
 		return nil
 	case len(pos) == 2 && pos[0] == "pull":
 		if _, err := st.Lookup(pos[1]); err != nil {
-			return usageError{err.Error()}
+			return usageError{fmt.Sprintf("unknown model %q (known: %s)", pos[1], modelNames())}
 		}
 		bar := newProgressBar(e.stderr, e.stderrTTY)
 		bar.stage("download")
@@ -65,11 +66,21 @@ func runModels(ctx context.Context, e env) error {
 func modelPath(name string) (string, error) {
 	st := &transcribe.ModelStore{}
 	if _, err := st.Lookup(name); err != nil {
-		return "", usageError{err.Error()}
+		return "", usageError{fmt.Sprintf("--model %s: allowed %s", name, modelNames())}
 	}
 	p, ok := st.Installed(name)
 	if !ok {
 		return "", fmt.Errorf("%w: model %s is not pulled (autocut models pull %s)", transcribe.ErrUnavailable, name, name)
 	}
 	return p, nil
+}
+
+// modelNames lists the catalog's models, for the messages that refuse a
+// name (the transcribe package's own say "models: ..." after ours).
+func modelNames() string {
+	var names []string
+	for _, m := range transcribe.Models() {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
 }

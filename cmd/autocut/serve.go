@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -233,12 +235,33 @@ func (f *serveFlags) check(fs *cmdFlags) error {
 			return usageError{fmt.Sprintf("%s %s: %s", dashed(c.name), given(c.name), c.want)}
 		}
 	}
+	if err := checkAddr(f.addr); err != nil {
+		return usageError{fmt.Sprintf("--addr %s: %v", f.addr, err)}
+	}
+	if f.baseURL != "" {
+		if u, err := url.Parse(f.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageError{fmt.Sprintf("--base-url %s: want an absolute http:// or https:// URL (https://autocut.example.com)", f.baseURL)}
+		}
+	}
 	if f.engines != "" {
 		for _, name := range strings.Split(f.engines, ",") {
 			if !slices.Contains(engineNames(), name) {
 				return usageError{fmt.Sprintf("--transcribe-engines %s: %q is no engine; allowed %s", f.engines, name, strings.Join(engineNames(), ", "))}
 			}
 		}
+	}
+	return nil
+}
+
+// checkAddr refuses a listen address net.Listen could never take: no
+// port, or a port that is no number from 0 to 65535 nor a service name.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want host:port or :port (:8080, 127.0.0.1:8080)")
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
 	}
 	return nil
 }

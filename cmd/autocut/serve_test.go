@@ -381,6 +381,11 @@ func TestServeFlagValues(t *testing.T) {
 		{[]string{"--allow-private-urls=maybe"}, "--allow-private-urls maybe: want true or false"},
 		{[]string{"--bogus"}, "autocut serve: unknown flag --bogus\nRun 'autocut help serve' for its flags.\n"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--addr", "bad"}, "--addr bad: want host:port or :port (:8080, 127.0.0.1:8080)"},
+		{[]string{"--addr", ":99999"}, `--addr :99999: port "99999": want a number from 0 to 65535`},
+		{[]string{"--addr", "localhost:htp"}, `--addr localhost:htp: port "htp": want a number from 0 to 65535`},
+		{[]string{"--base-url", "notaurl"}, "--base-url notaurl: want an absolute http:// or https:// URL"},
+		{[]string{"--base-url", "ftp://host/"}, "--base-url ftp://host/: want an absolute http:// or https:// URL"},
 	} {
 		data := filepath.Join(t.TempDir(), "data")
 		var stdout, stderr bytes.Buffer

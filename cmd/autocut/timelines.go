@@ -68,6 +68,85 @@ func (t *timelineFlags) check(inputPath, dir string) ([]string, error) {
 	return paths, nil
 }
 
+// validate refuses, before any work, timelines that cannot be written for
+// the input info describes (dsp.Probe's, whose duration stands for the
+// edit): --drop-frame at a rate without drop-frame timecode, a kind named
+// that cannot state the edit rate, an input shorter than one frame (exit
+// 1). The rate of an audio-only input is --timeline-rate's, a mistake in
+// the command line (exit 2); a video's is its own (exit 1).
+// With --timelines all, only what no kind can write is refused (a kind
+// that cannot state the rate is left out later, with a warning).
+func (t *timelineFlags) validate(info dsp.Info) error {
+	if t.kinds == "" || !(info.Duration > 0) || math.IsInf(info.Duration, 0) {
+		return nil
+	}
+	kinds, err := timeline.ParseKinds(t.kinds)
+	if err != nil {
+		return nil // check reported it
+	}
+	if t.all() {
+		kinds = []timeline.Kind{timeline.CSV} // states any rate: its refusal is the options'
+	}
+	rate, _ := timeline.ParseRate(t.rate)
+	m := timeline.MediaFromInfo(info, info.Name)
+	o := timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame}
+	whole := []dsp.Range{{Start: 0, End: info.Duration}}
+	for _, k := range kinds {
+		err := timeline.Check(k, whole, m, o)
+		if errors.Is(err, timeline.ErrNoWholeFrame) {
+			// The kept ranges lie within the input: none can hold a frame.
+			return fmt.Errorf("--timelines %s: %s lasts %.3f s, not one whole frame at %s fps: %w",
+				t.kinds, info.Name, info.Duration, fps(m, rate), err)
+		}
+		if !errors.Is(err, timeline.ErrInvalidOptions) {
+			continue
+		}
+		why := strings.TrimPrefix(err.Error(), timeline.ErrInvalidOptions.Error()+": ")
+		if m.HasVideo {
+			return fmt.Errorf("--timelines %s: %w", t.kinds, err)
+		}
+		flags := fmt.Sprintf("--timelines %s --timeline-rate %s", t.kinds, t.rate)
+		if t.dropFrame {
+			flags += " --drop-frame"
+		}
+		return usageError{fmt.Sprintf("%s: %s", flags, why)}
+	}
+	return nil
+}
+
+// stage makes the staging directory of the timelines in dir (or
+// --timeline-dir) before any work, so that a directory autocut cannot
+// write in fails at once. A directory still to be created is made (and
+// staged) only when the timelines are written.
+func (t *timelineFlags) stage(st *stager, dir string) error {
+	if t.kinds == "" {
+		return nil
+	}
+	if t.dir != "" {
+		dir = t.dir
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	_, err := st.dir(dir)
+	return err
+}
+
+// fps is the edit rate of media m in frames per second (3 decimals): the
+// video's own, else rate (--timeline-rate, 30 when zero).
+func fps(m timeline.Media, rate dsp.Rational) string {
+	if m.HasVideo {
+		rate = m.FrameRate
+	}
+	if rate.Num <= 0 || rate.Den <= 0 {
+		rate = dsp.Rational{Num: 30, Den: 1}
+	}
+	return strconv.FormatFloat(math.Round(rate.Float()*1000)/1000, 'f', -1, 64)
+}
+
+// all reports whether --timelines asks for every kind.
+func (t *timelineFlags) all() bool { return strings.TrimSpace(t.kinds) == "all" }
+
 func stemOf(path string) string {
 	name := filepath.Base(path)
 	return strings.TrimSuffix(name, filepath.Ext(name))
@@ -110,7 +189,12 @@ func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Rang
 	info.Name = filepath.Base(inputPath)
 	m := timeline.MediaFromInfo(info, mediaPath)
 	o := timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame}
-	if strings.TrimSpace(t.kinds) == "all" {
+	if t.all() {
+		// An option no kind can honour (--drop-frame at 25 fps) is an
+		// error, not a warning for each kind left out.
+		if err := timeline.Check(timeline.CSV, keep, m, o); errors.Is(err, timeline.ErrInvalidOptions) {
+			return nil, err
+		}
 		var ok []timeline.Kind
 		for _, k := range kinds {
 			if err := timeline.Check(k, keep, m, o); errors.Is(err, timeline.ErrInvalidOptions) {
