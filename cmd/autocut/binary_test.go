@@ -269,6 +269,7 @@ func TestBinaryOutputFormats(t *testing.T) {
 		autocut(t, dir, "cut", "-o", name, "talk.wav").want(t, name, 2, "-o "+name+":", "--format ("+formats+")")
 	}
 	autocut(t, dir, "cut", "--format", "mp3", "-o", "out.wav", "talk.wav").want(t, "mp3 named .wav", 2, "names a wav file but --format is mp3: name it out.mp3")
+	autocut(t, dir, "cut", "--format", "wav", "-o", "out.m4a", "talk.wav").want(t, "wav named .m4a", 2, "names an m4a file but --format is wav: name it out.wav")
 	autocut(t, dir, "cut", "--format", "flac", "-o", "out.flac", "talk.wav").want(t, "--format flac", 2, "--format flac: allowed "+formats)
 	autocut(t, dir, "cut", "-o", "out.mp4", "talk.wav").want(t, "mp4 of audio", 2, "talk.wav is audio only: mp4 needs a video input (write mp3, mp3_320, wav, m4a)")
 	wantListing(t, dir, "talk.wav")

@@ -65,7 +65,11 @@ func formatForOutput(out, format string) (string, error) {
 	case format == "":
 		return byExt, nil
 	case byExt != "" && byExt != transcode.ContainerOf(format):
-		return "", usageError{fmt.Sprintf("-o %s names a %s file but --format is %s: name it %s", out, byExt, format,
+		article := "a"
+		if strings.HasPrefix(byExt, "m") { // "an mp3" ("em")
+			article = "an"
+		}
+		return "", usageError{fmt.Sprintf("-o %s names %s %s file but --format is %s: name it %s", out, article, byExt, format,
 			strings.TrimSuffix(out, filepath.Ext(out))+transcode.Ext(format))}
 	}
 	return format, nil
