@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,7 +66,8 @@ func Kinds() []Kind {
 	return out
 }
 
-// ParseKinds reads a comma-separated list such as "fcpxml,edl" ("all" for every kind).
+// ParseKinds reads a comma-separated list such as "fcpxml,edl" ("all" for
+// every kind); a kind named twice is listed once.
 func ParseKinds(s string) ([]Kind, error) {
 	if strings.TrimSpace(s) == "all" {
 		return Kinds(), nil
@@ -79,7 +81,9 @@ func ParseKinds(s string) ([]Kind, error) {
 		if !k.Valid() {
 			return nil, fmt.Errorf("%w: timeline %q (allowed %s)", ErrInvalidOptions, f, kindList())
 		}
-		out = append(out, k)
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
 	}
 	return out, nil
 }

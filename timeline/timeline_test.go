@@ -647,6 +647,9 @@ func TestOptionsErrors(t *testing.T) {
 	if _, err := ParseKinds("fcpxml,aaf"); err == nil {
 		t.Errorf("ParseKinds accepted aaf")
 	}
+	if k, err := ParseKinds("edl, EDL,csv,edl"); err != nil || !slices.Equal(k, []Kind{EDL, CSV}) {
+		t.Errorf("ParseKinds with a kind named twice: %v, %v; want [edl csv]", k, err)
+	}
 	for _, s := range []string{"23.976", "29.97", "25", "30000/1001"} {
 		if _, err := ParseRate(s); err != nil {
 			t.Errorf("ParseRate(%q): %v", s, err)
