@@ -368,6 +368,27 @@ func TestUnwritableDirectoryFailsFirst(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("wrote %v", ents)
 	}
+	// A timeline directory under a file (a directory that is a file is a
+	// usage error, found with the flags).
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tlDir, why string
+	}{
+		{filepath.Join(file, "tl"), "stat " + filepath.Join(file, "tl") + ": not a directory"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"cut", "--timelines", "csv", "--timeline-dir", c.tlDir, "-o", filepath.Join(dir, "a.wav"), in}, &out, &errb)
+		want := "autocut cut: cannot write in the timeline directory " + c.tlDir + ": " + c.why + "\n"
+		if diff := cmp.Diff(want, errb.String()); code != 1 || diff != "" {
+			t.Errorf("--timeline-dir %s: exit %d, stderr (-want +got):\n%s", c.tlDir, code, diff)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
 }
 
 // An input shorter than one frame has no timeline: said before the work

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -125,10 +126,16 @@ func (t *timelineFlags) stage(st *stager, dir string) error {
 	if t.dir != "" {
 		dir = t.dir
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // made when the timelines are written
+	case err != nil: // a file on the way ("not a directory")
+		return fmt.Errorf("cannot write in the timeline directory %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("cannot write in the timeline directory %s: it is a file", dir)
 	}
-	_, err := st.dir(dir)
+	_, err = st.dir(dir)
 	return err
 }
 
