@@ -270,8 +270,11 @@ func (m *Manager) Ready(ctx context.Context) error {
 		return fmt.Errorf("database: %w", err)
 	}
 	ok, err := m.bucket.IsAccessible(ctx)
-	if err != nil || !ok {
-		return fmt.Errorf("media storage not accessible: %v", err)
+	if err != nil {
+		return fmt.Errorf("media storage not accessible: %w", err)
+	}
+	if !ok {
+		return errors.New("media storage not accessible: the bucket (or directory) does not exist")
 	}
 	return nil
 }
