@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
@@ -658,6 +659,34 @@ func TestPreviewEnvelope(t *testing.T) {
 	}
 	if resp, _ := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=5", proKey, nil, nil); resp.StatusCode != 400 {
 		t.Errorf("points=5: %d", resp.StatusCode)
+	}
+}
+
+// downCollector fails as the jobs gauge does while the database is down.
+type downCollector struct{}
+
+var downDesc = prometheus.NewDesc("autocut_jobs", "Jobs by state.", []string{"state"}, nil)
+
+func (downCollector) Describe(ch chan<- *prometheus.Desc) { ch <- downDesc }
+func (downCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.NewInvalidMetric(downDesc, errors.New("database: dial tcp 10.0.0.5:5432: connect: connection refused"))
+}
+
+// TestMetricsWhileACollectorFails: a collector that cannot read (the
+// database is down) costs its own metric, not the whole scrape, and its
+// error goes to the log, not to the unauthenticated answer.
+func TestMetricsWhileACollectorFails(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.Collectors = []prometheus.Collector{downCollector{}} })
+	e.call(t, "GET", "/healthz", "", nil, nil)
+	resp, b := e.call(t, "GET", "/metrics", "", nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `autocut_http_requests_total{code="200",method="GET",route="/healthz"} 1`) {
+		t.Errorf("metrics with a failing collector: %d\n%s", resp.StatusCode, b)
+	}
+	if strings.Contains(string(b), "10.0.0.5") {
+		t.Errorf("metrics answer shows the collector's error:\n%s", b)
+	}
+	if !strings.Contains(e.logs.String(), "connection refused") {
+		t.Errorf("the collector's error was not logged:\n%s", e.logs.String())
 	}
 }
 

@@ -102,6 +102,16 @@ type server struct {
 	inflight prometheus.Gauge
 }
 
+// MetricsHandler serves /metrics from g. A collector that fails (the jobs
+// gauge while the database is down) is logged and left out of the answer:
+// the other metrics are still served, when they matter most.
+func MetricsHandler(g prometheus.Gatherer, log *slog.Logger) http.Handler {
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{
+		ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	})
+}
+
 // New returns the v1 API handler.
 func New(cfg Config) http.Handler {
 	_, h := newServer(cfg)
@@ -202,7 +212,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	}
 	handle(http.MethodGet, "/healthz", s.healthz, false)
 	handle(http.MethodGet, "/readyz", s.readyz, false)
-	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	metrics := MetricsHandler(reg, s.log)
 	handle(http.MethodGet, "/metrics", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		metrics.ServeHTTP(w, req)
 	}, false)

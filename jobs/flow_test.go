@@ -491,3 +491,47 @@ func TestFlowFailedJobIsNotProcessing(t *testing.T) {
 	_, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &[]apiv1.Range{{Start: 0, End: 1}}})
 	check("Update with cuts", err)
 }
+
+// TestFlowStopLetsRunningWorkFinish: the end of Start's context (SIGTERM
+// in autocut serve) does not cancel running work; Stop lets it finish.
+func TestFlowStopLetsRunningWorkFinish(t *testing.T) {
+	dir := t.TempDir()
+	eng := &gateEngine{analyzeGate: make(chan struct{}), inAnalyze: make(chan string, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m, err := Open(ctx, Config{DataDir: dir, Workers: 2, Engine: eng, PollInterval: 50 * time.Millisecond,
+		RetentionInterval: time.Hour, Logger: quietLogger(), Store: openStore(t, testDatabase(t, dir), dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, err := m.Create(context.Background(), CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-eng.inAnalyze
+	cancel() // SIGTERM
+	stopped := make(chan error, 1)
+	go func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer scancel()
+		stopped <- m.Stop(sctx)
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if n := eng.cancelled.Load(); n != 0 {
+		t.Errorf("%d running analyses cancelled at the end of Start's context, before Stop's deadline", n)
+	}
+	close(eng.analyzeGate)
+	if err := <-stopped; err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	// The run finished before the process ended: the next start has nothing to redo.
+	eng2 := &gateEngine{}
+	m2 := testManager(t, dir, eng2, nil)
+	waitJob(t, m2, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	if n := eng2.analyses.Load() + eng2.renders.Load(); n != 0 {
+		t.Errorf("the restarted server ran the job again (%d analyses and renders)", n)
+	}
+}

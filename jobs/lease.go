@@ -62,19 +62,21 @@ func (m *Manager) release(ctx context.Context, id string, gen int64) {
 // until ctx ends. Every worker node takes part, not River's leader alone:
 // when the killed node was the leader, River elects a new one only after its
 // leadership expires (15 s), and a rescue should not wait for that. Nodes
-// look every quarter period (with jitter) and the first to advance the
-// task's last run in the database does the pass (claimTask); a takeover is
-// one transaction that checks the record's gen anyway, so even two passes
-// at once re-enqueue a run only once.
+// look every eighth to sixteenth of the period and the first to find the
+// task's last run at least 7/8 period old advances it and does the pass
+// (claimTask), so that passes are never more than a period apart, even
+// with one node left: an expired lease is taken over within LeaseTTL/2. A
+// takeover is one transaction that checks the record's gen anyway, so even
+// two passes at once re-enqueue a run only once.
 func (m *Manager) rescueLoop(ctx context.Context) {
 	every := max(m.cfg.LeaseTTL/2, 100*time.Millisecond)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(every/4 + time.Duration(rand.Int64N(int64(every)/8))):
+		case <-time.After(every/16 + time.Duration(rand.Int64N(int64(every)/16))):
 		}
-		ok, err := m.claimTask(ctx, "rescue", every)
+		ok, err := m.claimTask(ctx, "rescue", every-every/8)
 		if err != nil || !ok {
 			if err != nil && ctx.Err() == nil {
 				m.log.Warn("rescue pass not claimed", "err", err)
@@ -89,14 +91,12 @@ func (m *Manager) rescueLoop(ctx context.Context) {
 }
 
 // claimTask reports whether this node runs the periodic task now: true for
-// the one node that moves its last run forward once every period. The
-// task's row is seeded by the schema (taskSeed).
-func (m *Manager) claimTask(ctx context.Context, name string, every time.Duration) (bool, error) {
+// the one node that moves its last run forward once it is at least gap
+// old. The task's row is seeded by the schema (taskSeed).
+func (m *Manager) claimTask(ctx context.Context, name string, gap time.Duration) (bool, error) {
 	now := time.Now()
-	// A little slack so that the node whose turn it is does not miss by
-	// a tick's jitter.
 	n, err := m.db.write.Exec(ctx, `UPDATE autocut_task SET last_run = ? WHERE name = ? AND last_run <= ?`,
-		now.UnixNano(), name, now.Add(-every+every/16).UnixNano())
+		now.UnixNano(), name, now.Add(-gap).UnixNano())
 	if err != nil {
 		return false, fmt.Errorf("task %s: %w", name, err)
 	}

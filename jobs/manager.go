@@ -191,7 +191,8 @@ const queueMaintenance = "maintenance"
 
 // Start starts the workers. On a single-node SQLite server it first
 // re-enqueues the runs a previous process left unfinished; in a cluster
-// rescue passes take over runs whose lease expired (lease.go).
+// rescue passes take over runs whose lease expired (lease.go). The end of
+// ctx does not cancel running work: Stop does, once its own ctx ends.
 func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -204,7 +205,9 @@ func (m *Manager) Start(ctx context.Context) error {
 		}
 	}
 	if m.cfg.Role.works() {
-		if err := m.q.Start(ctx); err != nil {
+		// River cancels running work when its Start context ends; the end
+		// of ctx (SIGTERM) must leave that to Stop, which lets it finish.
+		if err := m.q.Start(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("start workers: %w", err)
 		}
 		rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -267,8 +270,11 @@ func (m *Manager) Ready(ctx context.Context) error {
 		return fmt.Errorf("database: %w", err)
 	}
 	ok, err := m.bucket.IsAccessible(ctx)
-	if err != nil || !ok {
-		return fmt.Errorf("media storage not accessible: %v", err)
+	if err != nil {
+		return fmt.Errorf("media storage not accessible: %w", err)
+	}
+	if !ok {
+		return errors.New("media storage not accessible: the bucket (or directory) does not exist")
 	}
 	return nil
 }

@@ -234,3 +234,37 @@ func TestClusterRunStopsWhenItCannotRenew(t *testing.T) {
 	t.Logf("run stopped %v after the database went away (lease %v)", time.Since(cut).Round(10*time.Millisecond), m.cfg.LeaseTTL)
 	crash(t, m)
 }
+
+// TestClusterRescuePassesHalfALeaseApart: with one worker node left (the
+// other was killed), rescue passes still come at most LeaseTTL/2 apart, so
+// that a dead node's run restarts within LeaseTTL + LeaseTTL/2 of its last
+// renewal (docs/deploy.md), and not much more often than that.
+func TestClusterRescuePassesHalfALeaseApart(t *testing.T) {
+	if os.Getenv(testPGEnv) == "" {
+		t.Skip("runs inside TestSuiteOnPostgres")
+	}
+	const lease = 4 * time.Second
+	m := testManager(t, t.TempDir(), &gateEngine{}, func(c *Config) { c.LeaseTTL = lease })
+	ctx := context.Background()
+	var passes []time.Time
+	for end := time.Now().Add(8 * lease / 2); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		var last int64
+		if err := m.db.read.QueryRow(ctx, `SELECT last_run FROM autocut_task WHERE name = 'rescue'`).Scan(&last); err != nil {
+			t.Fatal(err)
+		}
+		if at := time.Unix(0, last); len(passes) == 0 || at.After(passes[len(passes)-1]) {
+			passes = append(passes, at)
+		}
+	}
+	var longest time.Duration
+	for i := 2; i < len(passes); i++ { // (passes[0] may be the schema's seed)
+		longest = max(longest, passes[i].Sub(passes[i-1]))
+	}
+	t.Logf("%d rescue passes in %v, at most %v apart (lease %v)", len(passes)-1, 8*lease/2, longest.Round(time.Millisecond), lease)
+	if longest > lease/2+lease/20 {
+		t.Errorf("rescue passes %v apart, want at most LeaseTTL/2 = %v", longest.Round(time.Millisecond), lease/2)
+	}
+	if n := len(passes) - 1; n > 11 {
+		t.Errorf("%d rescue passes in %v, want about 8", n, 8*lease/2)
+	}
+}

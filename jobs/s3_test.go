@@ -97,3 +97,19 @@ func TestFlowOnS3(t *testing.T) {
 func headInput(bucket, key string) *s3.HeadObjectInput {
 	return &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}
 }
+
+// TestReadyWithoutBucket: a bucket nobody created makes Ready say so
+// (it said "media storage not accessible: <nil>").
+func TestReadyWithoutBucket(t *testing.T) {
+	srv := testservers.VersityGW(t)
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	srv.Bucket = "nobody-made-this"
+	m := testManager(t, t.TempDir(), &gateEngine{}, func(c *Config) { c.Storage = srv.URL() })
+	err := m.Ready(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || strings.Contains(err.Error(), "<nil>") {
+		t.Errorf("Ready without the bucket: %v", err)
+	}
+}

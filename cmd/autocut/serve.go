@@ -18,6 +18,7 @@ import (
 
 	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
+	"github.com/autocut-dev/autocut/jobs/store/pgstore"
 	"github.com/autocut-dev/autocut/transcribe"
 	"github.com/autocut-dev/autocut/web"
 )
@@ -97,6 +98,9 @@ func runServe(ctx context.Context, e env) error {
 	if err := f.checkDatabase(role); err != nil {
 		return err
 	}
+	if role != jobs.RoleWorker && pgstore.IsURL(f.database) && os.Getenv("AUTOCUT_API_KEYS") == "" && f.keys == "" {
+		return usageError{"with a shared --database every API node needs the same keys: set --keys FILE or AUTOCUT_API_KEYS"}
+	}
 	// The data directory is made first: the keys, the SQLite database and
 	// the media all live there, and any of them may be the first to open.
 	if err := os.MkdirAll(f.data, 0o750); err != nil {
@@ -105,10 +109,6 @@ func runServe(ctx context.Context, e env) error {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if role == jobs.RoleWorker {
 		return runWorker(ctx, f, log)
-	}
-	cluster := strings.HasPrefix(f.database, "postgres://") || strings.HasPrefix(f.database, "postgresql://")
-	if cluster && os.Getenv("AUTOCUT_API_KEYS") == "" && f.keys == "" {
-		return usageError{"with a shared --database every API node needs the same keys: set --keys FILE or AUTOCUT_API_KEYS"}
 	}
 
 	keys, generated, err := httpapi.LoadKeys(os.Getenv("AUTOCUT_API_KEYS"), f.keys, f.data)

@@ -429,6 +429,20 @@ func TestServeRoleBeforeKeys(t *testing.T) {
 			t.Errorf("--role %s: the data directory was made", role)
 		}
 	}
+	// An API node of a cluster without keys is refused likewise, before
+	// the database is dialled.
+	for _, role := range []string{"api", "all"} {
+		data := filepath.Join(t.TempDir(), "data")
+		var stderr bytes.Buffer
+		code := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--role", role,
+			"--database", "postgres://autocut@127.0.0.1:1/autocut"}, io.Discard, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "every API node needs the same keys") {
+			t.Errorf("--role %s without keys: exit %d, stderr %q", role, code, stderr.String())
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("--role %s without keys: the data directory was made", role)
+		}
+	}
 }
 
 // TestServeOptionsAsterisk checks the server-wide OPTIONS * of the real

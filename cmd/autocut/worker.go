@@ -11,8 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/autocut-dev/autocut/httpapi"
 	"github.com/autocut-dev/autocut/jobs"
 )
 
@@ -50,7 +50,7 @@ func runWorker(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		}
 		fmt.Fprintln(w, `{"status":"ready","role":"worker"}`)
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", httpapi.MetricsHandler(reg, log))
 
 	stop := func() error {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -6,6 +6,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,17 @@ type Options struct {
 	// Workers is the node's job concurrency. Without pool_max_conns in the
 	// URL the pool holds enough connections for the workers, River's
 	// producers and maintenance, and the API's reads: max(10, 2*Workers+6).
+	// 0 is the number of cores, as in jobs.Config.
 	Workers int
+}
+
+// poolSize is the pool's connection limit for a node of workers job slots
+// (0: cpus) when the URL sets none.
+func poolSize(workers, cpus int) int32 {
+	if workers <= 0 {
+		workers = cpus
+	}
+	return int32(max(10, 2*workers+6))
 }
 
 // DB is a PostgreSQL jobs database.
@@ -51,7 +62,7 @@ func Open(ctx context.Context, url string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
 	if !strings.Contains(url, "pool_max_conns") {
-		cfg.MaxConns = int32(max(10, 2*o.Workers+6))
+		cfg.MaxConns = poolSize(o.Workers, runtime.NumCPU())
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

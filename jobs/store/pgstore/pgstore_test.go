@@ -29,3 +29,18 @@ func TestRedactURL(t *testing.T) {
 		t.Error("IsURL")
 	}
 }
+
+// TestPoolSize: without pool_max_conns the pool covers the node's job
+// slots, and the default slots (--workers 0) are the cores.
+func TestPoolSize(t *testing.T) {
+	for _, c := range []struct {
+		workers, cpus int
+		want          int32
+	}{
+		{0, 1, 10}, {1, 8, 10}, {2, 8, 10}, {8, 2, 22}, {0, 8, 22}, {0, 32, 70},
+	} {
+		if got := poolSize(c.workers, c.cpus); got != c.want {
+			t.Errorf("poolSize(%d workers, %d cores) = %d, want %d", c.workers, c.cpus, got, c.want)
+		}
+	}
+}
