@@ -172,7 +172,10 @@ func runServe(ctx context.Context, e env) error {
 		BaseContext:                  func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	workers := f.workers
-	if workers <= 0 {
+	switch {
+	case role == jobs.RoleAPI:
+		workers = 0 // it runs no jobs
+	case workers <= 0:
 		workers = runtime.NumCPU() // the job layer's default
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "role", role, "data", f.data, "workers", workers, "allow_private_urls", f.allowPrivate)
