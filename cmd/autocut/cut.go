@@ -45,7 +45,7 @@ func runCut(ctx context.Context, e env) error {
 	c.boolean("denoise", "noise reduction, true or false (default: the preset's)", &denoise)
 	c.boolean("rumble", "70 Hz high-pass filter, true or false (default: the preset's)", &rumble)
 	c.BoolVar(&doTranscribe, "transcribe", false, "transcribe and cut filler words (um, uh, euh, ...)")
-	c.StringVar(&model, "model", "", "whisper model `name` for --transcribe (an error without it), pulled with 'autocut models pull NAME' (default: the first one pulled)")
+	c.StringVar(&model, "model", "", "whisper model `name` for --transcribe (an error without it), pulled with 'autocut models pull NAME' (default: the first pulled of base.en, base, small.en, small, then the rest)")
 	c.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model `file` for --transcribe (env AUTOCUT_WHISPER_MODEL)")
 	c.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
 	tl.register(c, "the output's directory")

@@ -19,7 +19,7 @@ func runTranscribe(ctx context.Context, e env) error {
 		"Prints FILE's words (with times and confidences) and its filler words as JSON.")
 	c.StringVar(&lang, "lang", "", "language `code` hint: en, fr (default: automatic where the engine can)")
 	c.choice("engine", "`engine`: whisper, pocketsphinx or acoustic (default: the first available of whisper, pocketsphinx; whisper needs a pulled model and whisper-cli)", engineNames(), &engine)
-	c.StringVar(&model, "model", "", "whisper model `name` pulled with 'autocut models pull NAME' (e.g. base.en); default: the first one pulled")
+	c.StringVar(&model, "model", "", "whisper model `name` pulled with 'autocut models pull NAME' (e.g. base.en); default: the first pulled of base.en, base, small.en, small, then the rest")
 	c.StringVar(&cfg.WhisperModel, "whisper-model", cfg.WhisperModel, "whisper.cpp model `file` (env AUTOCUT_WHISPER_MODEL)")
 	c.StringVar(&cfg.WhisperCLI, "whisper-cli", cfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
 	pos, err := c.parse(e.args, e.stdout)
