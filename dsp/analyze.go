@@ -237,7 +237,7 @@ func (a *Analyzer) endFrame(ops []voiceOp) []voiceOp {
 // to ops for the voice detector; released, they were held for the first
 // offset estimate, which the detector's input so far then loses too.
 func (a *Analyzer) envelope(ops []voiceOp, lv []frameLevel, released bool) []voiceOp {
-	if dc := a.off.downmix(); released && dc != 0 {
+	if dc := a.off.downmix(); released && dc != (offsets{}) {
 		ops = append(ops, voiceOp{ms: -1, dc: dc, rebase: true})
 	}
 	for _, f := range lv {
@@ -343,8 +343,16 @@ func (a *Analyzer) analysis(info Info) *Analysis {
 	if warn != "" {
 		an.Warnings = []string{warn}
 	}
+	if a.voice.invertedInput() {
+		an.Warnings = append(an.Warnings, WarnOppositePolarity+": the two channels carry one sound, one of them upside down (a microphone cable wired the other way round?); played in mono it cancels, so the analysis listened to the difference of the channels")
+	}
 	return an
 }
+
+// WarnOppositePolarity begins the analysis's warning that a stereo
+// input's two channels are one signal in opposite polarity (see
+// stereoPolarity in voice.go).
+const WarnOppositePolarity = "channels in opposite polarity"
 
 // WarnNoPauses begins the analysis's warning that neither level nor the
 // voice classification finds a pause (pauseCheck). It is judged without

@@ -63,7 +63,7 @@ type offsetTracker struct {
 	curN   int64                   // and their length in sample frames
 	curFr  int                     // and how many 10 ms frames
 	mean   []float64               // the offsets taken out (0 where none stands out)
-	dc     float32                 // the offset of the channels' mean (downmix)
+	dc     offsets                 // the offsets of the voice detector's downmixes
 	held   []frameSums             // frames waiting for the first estimate
 	ready  bool                    // the first estimate is made
 	out    []frameLevel            // closeFrame's result
@@ -111,9 +111,8 @@ func (t *offsetTracker) add(c int, l *lane, k int) {
 	t.f.lo[c] = min(t.f.lo[c], l.lo[k])
 }
 
-// downmix returns the offset of the channels' mean (the voice detector's
-// input).
-func (t *offsetTracker) downmix() float32 { return t.dc }
+// downmix returns the offsets of the voice detector's downmixes.
+func (t *offsetTracker) downmix() offsets { return t.dc }
 
 // clone returns a copy of f that shares nothing with it.
 func (f *frameSums) clone() frameSums {
@@ -223,7 +222,10 @@ func (t *offsetTracker) estimate() {
 	for _, m := range t.mean {
 		s += m
 	}
-	t.dc = float32(s / float64(t.ch))
+	t.dc.mean = float32(s / float64(t.ch))
+	if t.ch == 2 {
+		t.dc.side = float32((t.mean[0] - t.mean[1]) / 2)
+	}
 }
 
 // stats returns channel c's mean over blocks [from, to) and the variance

@@ -63,7 +63,7 @@ func TestResampleKernel(t *testing.T) {
 				x[i] = float32(math.Sin(2 * math.Pi * tc.hz * float64(i) / float64(rate)))
 			}
 			v := newVoiceDetector(rate, 1)
-			v.write(x, 0)
+			v.write(x, offsets{})
 			ms, n := 0.0, 0
 			for j := int64(2000); j < 6000; j++ {
 				y := float64(v.resampled(j))
