@@ -370,13 +370,30 @@ func pauseCheck(env *Envelope, lvl Levels) (float64, string) {
 	lv := SmoothedLevels(env.RMSDb)
 	thr, ok := PauseThreshold(lv, lvl, VoicedFrames(env) >= minVoicedFrames)
 	if ok || len(lv) == 0 {
-		return thr, ""
+		return thr, noSpeechWarning(env, lvl)
 	}
 	if NonSpeech(env, lv, lvl.SpeechLevelDb, 0) != nil {
-		return thr, ""
+		return thr, noSpeechWarning(env, lvl)
 	}
 	return thr, fmt.Sprintf(WarnNoPauses+": the level never stays under %.1f dBFS (%.0f dB under the programme level, %.1f dBFS) for 0.5 s, and no voice stands out of a background for that long; nothing is cut",
 		thr, lvl.SpeechLevelDb-thr, lvl.SpeechLevelDb)
+}
+
+// WarnNoSpeech begins the analysis's warning that the voice network heard
+// next to no speech in the loud part of an input that has pauses by level
+// (HeardNoSpeech): music or noise, in which a plan with the automatic
+// threshold cuts silence only.
+const WarnNoSpeech = "no speech found"
+
+// noSpeechWarning returns the warning that env holds no speech
+// (HeardNoSpeech), or "".
+func noSpeechWarning(env *Envelope, lvl Levels) string {
+	if !HeardNoSpeech(env, lvl.SpeechLevelDb) {
+		return ""
+	}
+	judged, speech, _ := heardLoud(env, lvl.SpeechLevelDb)
+	return fmt.Sprintf(WarnNoSpeech+": the voice network heard speech in %d of the %d frames as loud as the programme (%.1f dBFS): music or noise, whose quiet stretches are no pauses: only silence (under -70 dBFS) is cut, unless a threshold is given",
+		speech, judged, lvl.SpeechLevelDb)
 }
 
 // Analyze's batches: it reads batchFrames frames at a time into one of

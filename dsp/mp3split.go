@@ -563,6 +563,10 @@ func joinHalves(a, b *Analyzer, sp mp3Split, info Info) *Analysis {
 	out := make([]uint8, 0, voice+len(b.voice.out)-bVoice)
 	b.voice.out = append(append(out, a.voice.out[:voice]...), b.voice.out[bVoice:]...)
 	b.voice.heard = min(a.voice.heard+b.voice.heard, voiceProbeHeard)
+	// The stereo sums of the whole input (its polarity; b's head start
+	// counts twice: splitWarmSec of a file of splitMinSec or more).
+	b.voice.allMid += a.voice.allMid
+	b.voice.allDif += a.voice.allDif
 	blocks := make([]float64, 0, split/10+len(b.blocks)-warm/10)
 	b.blocks = append(append(blocks, a.blocks[:split/10]...), b.blocks[warm/10:]...)
 	b.samplePeak = max(a.samplePeak, b.samplePeak)

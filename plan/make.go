@@ -92,6 +92,11 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 		islands = mk.refine(islands)
 	}
 	cuts := mk.silenceCuts(islands, p)
+	if mk.auto && dsp.HeardNoSpeech(env, a.SpeechLevelDb) {
+		// Music or noise: its quiet stretches are no pauses between
+		// words. Only silence is (under MinThresholdDb throughout).
+		cuts = slices.DeleteFunc(cuts, func(c Cut) bool { return !mk.silent(c) })
+	}
 	if n > 0 {
 		thr = mk.open
 		pl.ThresholdDb = thr
@@ -152,6 +157,17 @@ type maker struct {
 	audible    float64 // the audible bound: the input's sample peak - audibleDepthDb (automatic threshold)
 	tb         dbTable
 	lv0        []float32 // the 50 ms levels before the background was taken out (nil: no background)
+}
+
+// silent reports whether every frame cut c covers lies under
+// MinThresholdDb: digital silence, or nearly.
+func (m *maker) silent(c Cut) bool {
+	for i := int(c.Start / m.fs); i < m.n && float64(i)*m.fs < c.End; i++ {
+		if float64(m.env.RMSDb[i]) >= MinThresholdDb {
+			return false
+		}
+	}
+	return true
 }
 
 // level returns frame i's RMS level in dB (NaN reads as the floor).
