@@ -141,7 +141,7 @@ func TestStereoDownmixOffsets(t *testing.T) {
 	}
 	// Uncorrelated channels: with the offsets left in, their difference
 	// would outweigh their sum 25 to 1, and read as opposite polarity.
-	if c := (v.mid - v.dif) / (v.mid + v.dif); math.Abs(c) > 0.1 {
+	if c := (v.pol.mid - v.pol.dif) / (v.pol.mid + v.pol.dif); math.Abs(c) > 0.1 {
 		t.Errorf("channels of uncorrelated noise correlate %.2f", c)
 	}
 	if a.Result(Info{}); a.voice.invertedInput() {

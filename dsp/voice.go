@@ -179,13 +179,12 @@ type voiceDetector struct {
 	n    int64 // samples written
 
 	// Stereo (see stereoPolarity): side holds (L-R)/2 as ring holds
-	// (L+R)/2, both less their offsets; mid and dif are the decaying sums
-	// of their squares (the network hears side while dif outweighs mid:
-	// inverted), allMid and allDif the sums over the whole input.
+	// (L+R)/2, both less their offsets; pol follows which of the two the
+	// network hears, allMid and allDif are the sums of their squares over
+	// the whole input.
 	side           []float32
-	mid, dif       float64
+	pol            Polarity
 	allMid, allDif float64
-	inverted       bool
 
 	pw   [voiceRingFrames]float64 // frame mean squares, by frame index mod voiceRingFrames
 	sm   [voiceRingFrames]float64 // 50 ms levels (dB), by frame index mod voiceRingFrames
@@ -362,8 +361,7 @@ func (v *voiceDetector) write(seg []float32, dc offsets) {
 			dd += d * d
 			pos++
 		}
-		v.mid += float64(mm)
-		v.dif += float64(dd)
+		v.pol.add(float64(mm), float64(dd))
 		v.allMid += float64(mm)
 		v.allDif += float64(dd)
 	default:
@@ -397,16 +395,15 @@ func (v *voiceDetector) rebase(dc offsets) {
 		mm += float64(v.ring[j]) * float64(v.ring[j])
 		dd += float64(v.side[j]) * float64(v.side[j])
 	}
-	v.allMid += mm - v.mid
-	v.allDif += dd - v.dif
-	v.mid, v.dif = mm, dd
+	v.allMid += mm - v.pol.mid
+	v.allDif += dd - v.pol.dif
+	v.pol.mid, v.pol.dif = mm, dd
 }
 
 // frame records the mean square of the frame just closed and decides the
 // frames that are now far enough behind.
 func (v *voiceDetector) frame(ms float64) {
-	v.mid *= stereoDecay
-	v.dif *= stereoDecay
+	v.pol.decay()
 	v.pw[v.nf%voiceRingFrames] = ms
 	v.nf++
 	// The 50 ms level of frame nf-1-voiceSmooth is now complete.
@@ -678,7 +675,9 @@ func (v *voiceDetector) speech(i int64) float32 {
 		v.nextCh = start
 	}
 	for ; v.nextCh <= c; v.nextCh++ {
-		v.polarity()
+		if v.side != nil {
+			v.pol.decide()
+		}
 		base := v.nextCh * silero.Chunk
 		for j := range v.chunk {
 			v.chunk[j] = v.gain * v.resampled(base+int64(j))
@@ -702,7 +701,7 @@ func (v *voiceDetector) resampled(j int64) float32 {
 	row := v.kern[int(ph)*v.taps : int(ph+1)*v.taps]
 	lo := n0 - int64(v.half) + 1
 	ring := v.ring
-	if v.inverted {
+	if v.pol.inverted {
 		ring = v.side
 	}
 	oldest := v.n - int64(len(ring))
@@ -729,19 +728,54 @@ func (v *voiceDetector) resampled(j int64) float32 {
 	return acc
 }
 
-// polarity chooses the stereo downmix the network hears next (see
-// stereoPolarity).
-func (v *voiceDetector) polarity() {
-	if v.side == nil || v.mid+v.dif <= 0 {
-		return
+// Polarity follows whether the two channels of a stereo input are one
+// signal in opposite polarity, so that a mono mix of it is their
+// difference, not their silent sum (see stereoPolarity): Inverted is true
+// while the channels correlate under -0.3 over about the last second, until
+// they correlate over 0.3. The voice detector follows it, and
+// transcription makes its mono input with it. The zero value starts on
+// the sum.
+type Polarity struct {
+	mid, dif float64 // the decaying sums of the squares of (L+R)/2 and (L-R)/2
+	inverted bool
+}
+
+// Frame takes the next 10 ms of interleaved stereo samples and reports
+// whether the difference of the channels carries their signal (it is
+// decided with these samples).
+func (p *Polarity) Frame(stereo []float32) bool {
+	var mm, dd float64
+	for i := 0; i+1 < len(stereo); i += 2 {
+		m, d := float64(stereo[i]+stereo[i+1]), float64(stereo[i]-stereo[i+1])
+		mm += m * m
+		dd += d * d
 	}
-	r := (v.mid - v.dif) / (v.mid + v.dif)
-	switch {
-	case !v.inverted && r < -stereoSwitch:
-		v.inverted = true
-	case v.inverted && r > stereoSwitch:
-		v.inverted = false
+	p.decay()
+	p.add(mm/4, dd/4)
+	return p.decide()
+}
+
+// Inverted reports the last decision.
+func (p *Polarity) Inverted() bool { return p.inverted }
+
+// add counts samples whose sum and difference downmixes have the sums of
+// squares mm and dd.
+func (p *Polarity) add(mm, dd float64) { p.mid += mm; p.dif += dd }
+
+// decay forgets a 10 ms frame's share of the sums.
+func (p *Polarity) decay() { p.mid *= stereoDecay; p.dif *= stereoDecay }
+
+// decide updates and returns the decision from the sums.
+func (p *Polarity) decide() bool {
+	if t := p.mid + p.dif; t > 0 {
+		switch r := (p.mid - p.dif) / t; {
+		case !p.inverted && r < -stereoSwitch:
+			p.inverted = true
+		case p.inverted && r > stereoSwitch:
+			p.inverted = false
+		}
 	}
+	return p.inverted
 }
 
 // invertedInput reports whether the input's two channels are in

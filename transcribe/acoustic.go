@@ -119,12 +119,26 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 	var acc float64
 	accN := 0
 	total := float64(st.Info().Duration) * float64(rate)
+	var pol dsp.Polarity
+	polStep := 2 * max(f.SampleRate/100, 1)
 	var read float64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
 		n, err := st.Read(buf)
+		if f.Channels == 2 {
+			// Channels in opposite polarity: their mean is silent, so
+			// the right one is turned over (dsp.Polarity, about 10 ms at
+			// a time).
+			for i := 0; i < n; i += polStep {
+				if s := buf[i:min(i+polStep, n)]; pol.Frame(s) {
+					for j := 1; j < len(s); j += 2 {
+						s[j] = -s[j]
+					}
+				}
+			}
+		}
 		for i := 0; i+f.Channels <= n; i += f.Channels {
 			for c := 0; c < f.Channels; c++ {
 				acc += float64(buf[i+c])
