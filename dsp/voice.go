@@ -730,11 +730,10 @@ func (v *voiceDetector) resampled(j int64) float32 {
 
 // Polarity follows whether the two channels of a stereo input are one
 // signal in opposite polarity, so that a mono mix of it is their
-// difference, not their silent sum (see stereoPolarity): Inverted is true
-// while the channels correlate under -0.3 over about the last second, until
-// they correlate over 0.3. The voice detector follows it, and
-// transcription makes its mono input with it. The zero value starts on
-// the sum.
+// difference, not their silent sum (see stereoPolarity): from when the
+// channels correlate under -0.3 over about the last second until they
+// correlate over 0.3. The voice detector follows it, and transcription
+// makes its mono input with it. The zero value starts on the sum.
 type Polarity struct {
 	mid, dif float64 // the decaying sums of the squares of (L+R)/2 and (L-R)/2
 	inverted bool
@@ -754,9 +753,6 @@ func (p *Polarity) Frame(stereo []float32) bool {
 	p.add(mm/4, dd/4)
 	return p.decide()
 }
-
-// Inverted reports the last decision.
-func (p *Polarity) Inverted() bool { return p.inverted }
 
 // add counts samples whose sum and difference downmixes have the sums of
 // squares mm and dd.
