@@ -243,22 +243,37 @@ type JobError struct {
 // holds the timeline addresses from creation on; they answer 409 until
 // the plan exists.
 type Job struct {
-	ID         string      `json:"id"`
-	Status     Status      `json:"status"`
-	Progress   float64     `json:"progress"` // percent of the whole run, 0..100
-	Input      Input       `json:"input"`
-	Preset     string      `json:"preset,omitempty"`
-	Params     Params      `json:"params"`
-	Export     Export      `json:"export"`
-	Transcribe bool        `json:"transcribe"`
-	AutoExport bool        `json:"autoExport"`
-	Output     *Output     `json:"output"`
-	Plan       *Plan       `json:"plan,omitempty"`
+	ID         string  `json:"id"`
+	Status     Status  `json:"status"`
+	Progress   float64 `json:"progress"` // percent of the whole run, 0..100
+	Input      Input   `json:"input"`
+	Preset     string  `json:"preset,omitempty"`
+	Params     Params  `json:"params"`
+	Export     Export  `json:"export"`
+	Transcribe bool    `json:"transcribe"`
+	AutoExport bool    `json:"autoExport"`
+	Output     *Output `json:"output"`
+	Plan       *Plan   `json:"plan,omitempty"`
+	// Warnings say what the analysis found odd about the input, as it
+	// holds for the plan: a file holding less than its header gives, two
+	// channels in opposite polarity, no pause or no speech to cut. [] when
+	// there are none or there is no plan yet.
+	Warnings   []string    `json:"warnings"`
 	Transcript *Transcript `json:"transcript,omitempty"`
 	Error      *JobError   `json:"error,omitempty"`
 	CreatedAt  time.Time   `json:"createdAt"`
 	UpdatedAt  time.Time   `json:"updatedAt"`
 	Timelines  *Timelines  `json:"timelines"`
+}
+
+// MarshalJSON writes the job with warnings as an array, [] when empty
+// (never null).
+func (j Job) MarshalJSON() ([]byte, error) {
+	type plain Job // without the method
+	if j.Warnings == nil {
+		j.Warnings = []string{}
+	}
+	return json.Marshal(plain(j))
 }
 
 // JobList is a page of GET /api/v1/jobs, newest first. NextCursor is null

@@ -17,7 +17,8 @@ func TestArraysNeverNull(t *testing.T) {
 		{"pending transcript", Transcript{Status: TranscriptPending}, []string{`"words":[]`, `"fillers":[]`}},
 		{"transcript pointer", &Transcript{Status: TranscriptDone, Words: []Word{{Word: "hi"}}}, []string{`"words":[{"word":"hi"`, `"fillers":[]`}},
 		{"plan without cuts", Plan{}, []string{`"cuts":[]`, `"keep":[]`}},
-		{"job", Job{Plan: &Plan{}, Transcript: &Transcript{}}, []string{`"cuts":[]`, `"keep":[]`, `"words":[]`, `"fillers":[]`}},
+		{"job", Job{Plan: &Plan{}, Transcript: &Transcript{}}, []string{`"cuts":[]`, `"keep":[]`, `"words":[]`, `"fillers":[]`, `"warnings":[]`}},
+		{"job pointer", &Job{Warnings: []string{"truncated input"}}, []string{`"warnings":["truncated input"]`}},
 		{"preview", Preview{Plan: &Plan{Keep: []Range{{0, 1}}}}, []string{`"cuts":[]`, `"keep":[{"start":0,"end":1}]`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,7 +31,7 @@ func TestArraysNeverNull(t *testing.T) {
 					t.Errorf("%s lacks %s", b, w)
 				}
 			}
-			for _, k := range []string{"words", "fillers", "cuts", "keep"} {
+			for _, k := range []string{"words", "fillers", "cuts", "keep", "warnings"} {
 				if strings.Contains(string(b), `"`+k+`":null`) {
 					t.Errorf("%s has %s null", b, k)
 				}

@@ -429,6 +429,7 @@ func TestJobView(t *testing.T) {
 		"params":     map[string]any{"thresholdDb": nil, "minSilenceSec": 0.5, "keepSilenceMs": 200.0, "minSpeechMs": 100.0},
 		"export":     map[string]any{"format": "mp3", "normalize": "none", "denoise": false, "rumble": false, "cutFillers": false},
 		"transcribe": false, "autoExport": true, "createdAt": "2023-11-14T22:13:20Z", "updatedAt": "0001-01-01T00:00:00Z",
+		"warnings": []any{}, // an array from the start, [] until the plan
 	}
 	if d := cmp.Diff(want, raw); d != "" {
 		t.Errorf("job JSON (-want +got):\n%s", d)

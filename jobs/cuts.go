@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
@@ -25,12 +26,19 @@ const sameCutTolerance = 0.0005
 // makePlan is the plan of a job: the detection's from its params (and
 // fillers), or, when the job holds an explicit cut list, exactly those
 // cuts (checked against the input's duration, rec.Cuts then holding the
-// checked list).
+// checked list). rec.Warnings gets the analysis's warnings as they hold
+// for the plan.
 func (m *Manager) makePlan(a *dsp.Analysis, rec *record) (*plan.Plan, error) {
 	detected, err := m.engine.Plan(a, rec.Params, fillerCuts(rec))
 	if rec.Cuts == nil {
+		rec.Warnings = plan.Warnings(a.Warnings, detected)
 		return detected, err
 	}
+	// The cuts are the caller's: what the analysis found of pauses does
+	// not apply.
+	rec.Warnings = slices.DeleteFunc(slices.Clone(a.Warnings), func(w string) bool {
+		return strings.HasPrefix(w, dsp.WarnNoPauses) || strings.HasPrefix(w, dsp.WarnNoSpeech)
+	})
 	if err != nil && !errors.Is(err, plan.ErrNothingToKeep) {
 		return nil, err
 	}

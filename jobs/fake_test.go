@@ -95,6 +95,11 @@ func (g *gateEngine) Analyze(ctx context.Context, r io.Reader, name string, maxD
 	a := &dsp.Analysis{Input: dsp.Info{Name: "x", Type: "audio", Format: "wav", Duration: sec, SampleRate: 48000, Channels: 1},
 		Envelope: dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n)},
 		BlockSec: 0.1, Blocks: make([]float64, n/10), ThresholdDb: -40, NoiseFloorDb: -60, SpeechLevelDb: -20}
+	if bytes.Contains(b, []byte("warnings")) {
+		// The real engine's warnings: one about the input, one about its
+		// pauses (which the plan, cutting pauses, leaves out).
+		a.Warnings = []string{dsp.WarnTruncated + ": the header gives more", dsp.WarnNoPauses + ": the level never stays under"}
+	}
 	for i := range n {
 		a.Envelope.RMSDb[i] = -20
 		if (i/100)%2 == 1 {

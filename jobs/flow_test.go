@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -60,6 +61,33 @@ func TestFlowCreateDone(t *testing.T) {
 	}
 	if _, err := m.OpenOriginal(ctx, "o2", j.ID); !errors.Is(err, apiv1.ErrNotFound) {
 		t.Errorf("another owner's original: %v", err)
+	}
+}
+
+// TestFlowWarnings: a job shows the analysis's warnings as they hold for
+// its plan (dsp.WarnNoPauses is left out where the plan cuts pauses), and
+// none where there are none.
+func TestFlowWarnings(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{}, nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		media string
+		want  []string
+	}{
+		{"RIFF 10 fake media with warnings\n", []string{dsp.WarnTruncated + ": the header gives more"}},
+		{"RIFF 10 fake media\n", nil},
+	} {
+		j, err := m.Create(ctx, CreateRequest{Owner: "o1", Name: "talk.wav"}, strings.NewReader(tc.media))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Warnings != nil {
+			t.Errorf("%q: warnings %q before the plan", tc.media, j.Warnings)
+		}
+		j = waitJob(t, m, "o1", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+		if d := cmp.Diff(tc.want, j.Warnings); d != "" {
+			t.Errorf("%q: warnings (-want +got):\n%s", tc.media, d)
+		}
 	}
 }
 

@@ -45,7 +45,8 @@ type record struct {
 	Render     bool                   `json:"render"` // the queued run renders
 	Output     *apiv1.Output          `json:"output,omitempty"`
 	Plan       *plan.Plan             `json:"plan,omitempty"`
-	Cuts       []plan.Range           `json:"cuts"` // an explicit cut list (PATCH cuts); nil: the detection's
+	Warnings   []string               `json:"warnings,omitempty"` // the analysis's, as they hold for Plan
+	Cuts       []plan.Range           `json:"cuts"`               // an explicit cut list (PATCH cuts); nil: the detection's
 	Transcript *transcribe.Transcript `json:"transcript,omitempty"`
 	Error      *apiv1.JobError        `json:"error,omitempty"`
 

@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"slices"
+
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/transcribe"
@@ -70,7 +72,7 @@ func (r *record) job() *apiv1.Job {
 		ID: r.ID, Status: r.Status, Progress: r.Progress,
 		Input: r.Input, Preset: r.Preset, Params: wireParams(r.Params), Export: r.Export,
 		Transcribe: r.Transcribe, AutoExport: r.AutoExport,
-		Plan: wirePlan(r.Plan), Transcript: wireTranscript(r.Transcript), Error: r.Error,
+		Plan: wirePlan(r.Plan), Warnings: slices.Clone(r.Warnings), Transcript: wireTranscript(r.Transcript), Error: r.Error,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 	if r.Input.Duration != nil {

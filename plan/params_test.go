@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestValidate(t *testing.T) {
@@ -176,4 +177,29 @@ func withDuration(a *dsp.Analysis, d float64) *dsp.Analysis {
 	c := *a
 	c.Input.Duration = d
 	return &c
+}
+
+// TestWarnings: the analysis's warning that it found no pause goes where
+// the plan cuts a pause all the same; every other warning stays, and the
+// analysis's slice is left as it was.
+func TestWarnings(t *testing.T) {
+	w := []string{dsp.WarnTruncated + ": less than its header", dsp.WarnNoPauses + ": the level never stays under"}
+	silence := &Plan{Cuts: []Cut{{Start: 1, End: 2, Reason: ReasonSilence}}}
+	filler := &Plan{Cuts: []Cut{{Start: 1, End: 2, Reason: ReasonFiller}}}
+	for _, tc := range []struct {
+		name string
+		p    *Plan
+		want []string
+	}{
+		{"no plan", nil, w},
+		{"a silence cut", silence, w[:1]},
+		{"only a filler cut", filler, w},
+	} {
+		if d := cmp.Diff(tc.want, Warnings(w, tc.p)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
+	}
+	if len(w) != 2 || !strings.HasPrefix(w[1], dsp.WarnNoPauses) {
+		t.Errorf("the analysis's warnings changed: %q", w)
+	}
 }

@@ -364,6 +364,8 @@ package plan
 
 import (
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
 )
@@ -434,4 +436,17 @@ type Plan struct {
 	ThresholdDb  float64 `json:"thresholdDb"`  // the threshold used (automatic or given)
 	NoiseFloorDb float64 `json:"noiseFloorDb"` // from the analysis
 	Params       Params  `json:"params"`       // effective params, ThresholdDb filled in
+}
+
+// Warnings returns the analysis's warnings w as they hold for plan p:
+// less the one that finds no pause (dsp.WarnNoPauses) where p cuts a
+// pause all the same (the analysis judges pauses without the preset: its
+// faint-voice rule, its minimum silence). A nil p keeps them all.
+func Warnings(w []string, p *Plan) []string {
+	if p == nil || !slices.ContainsFunc(p.Cuts, func(c Cut) bool {
+		return c.Reason == ReasonSilence || c.Reason == ReasonNoise
+	}) {
+		return w
+	}
+	return slices.DeleteFunc(slices.Clone(w), func(s string) bool { return strings.HasPrefix(s, dsp.WarnNoPauses) })
 }

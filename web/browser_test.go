@@ -301,7 +301,9 @@ func probeDuration(t *testing.T, path string) float64 {
 // written to $AUTOCUT_SCREENSHOT_DIR when set.
 func TestBrowserEditor(t *testing.T) {
 	s := newSite(t)
-	talk := s.gen("talk.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=30", "-af", talkFilter)
+	// Two channels in opposite polarity (a cable wired the other way
+	// round): the page shows the analysis's warning.
+	talk := s.gen("talk.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=30", "-af", talkFilter+",pan=stereo|c0=c0|c1=-1*c0")
 
 	// The key is typed, never checked; the file is picked before the options.
 	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
@@ -327,6 +329,11 @@ func TestBrowserEditor(t *testing.T) {
 		clock: document.getElementById("clock").textContent, media: state.media.tagName, threshold: state.threshold})`, &shown)
 	if !strings.Contains(shown.Levels, "Background noise is") || !strings.Contains(shown.Levels, "speech is at") || shown.Media != "AUDIO" {
 		t.Errorf("levels %q, player %s", shown.Levels, shown.Media)
+	}
+	var warned string
+	s.eval(`document.getElementById("warnings").textContent`, &warned)
+	if !strings.HasPrefix(warned, "channels in opposite polarity") {
+		t.Errorf("warnings shown: %q, want the one about opposite polarity", warned)
 	}
 
 	// Toggle one cut off with a click in its middle.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -102,7 +101,7 @@ func runAnalyze(ctx context.Context, e env) error {
 	if perr == nil || errors.Is(perr, plan.ErrNothingToKeep) {
 		out.Plan = p
 	}
-	a.Warnings = planWarnings(a.Warnings, p)
+	a.Warnings = plan.Warnings(a.Warnings, p)
 	planErr := perr
 	if perr != nil {
 		out.PlanError = perr.Error()
@@ -137,19 +136,6 @@ func runAnalyze(ctx context.Context, e env) error {
 		printSummary(e.stderr, a, p, flagWords(planErr), f, out.Timelines)
 	}
 	return perr
-}
-
-// planWarnings returns the analysis's warnings less the one that finds
-// no pause (dsp.WarnNoPauses) where the plan cuts a pause all the same:
-// the analysis judges pauses without the preset (its faint-voice rule, its
-// minimum silence), the plan with it.
-func planWarnings(w []string, p *plan.Plan) []string {
-	if p == nil || !slices.ContainsFunc(p.Cuts, func(c plan.Cut) bool {
-		return c.Reason == plan.ReasonSilence || c.Reason == plan.ReasonNoise
-	}) {
-		return w
-	}
-	return slices.DeleteFunc(w, func(s string) bool { return strings.HasPrefix(s, dsp.WarnNoPauses) })
 }
 
 // printSummary writes one paragraph in words about the analysis and plan:

@@ -387,6 +387,13 @@ async function finished(job, tok) {
   }
   setDetected(job.plan);
   state.regions = state.detected.map((c) => Object.assign({}, c));
+  // What the analysis found odd about the input (no speech, a channel
+  // in opposite polarity, a truncated file): said above the statistics.
+  $("warnings").replaceChildren(...(job.warnings || []).map((w) => {
+    const li = document.createElement("li");
+    li.textContent = w;
+    return li;
+  }));
   $("editor").hidden = false;
   levels(env);
   fillers(job);
