@@ -287,9 +287,21 @@ type JobList struct {
 const MaxListLimit = 50
 
 // Preview is the answer of GET /api/v1/jobs/{id}/preview: the plan other
-// params would give, nothing stored.
+// params would give, nothing stored, and the analysis's warnings as they
+// hold for that plan (Job.Warnings; [] when there are none, never null).
 type Preview struct {
-	Plan *Plan `json:"plan"`
+	Plan     *Plan    `json:"plan"`
+	Warnings []string `json:"warnings"`
+}
+
+// MarshalJSON writes the preview with warnings as an array, [] when empty
+// (never null).
+func (p Preview) MarshalJSON() ([]byte, error) {
+	type plain Preview // without the method
+	if p.Warnings == nil {
+		p.Warnings = []string{}
+	}
+	return json.Marshal(plain(p))
 }
 
 // Envelope is the answer of GET /api/v1/jobs/{id}/envelope: levels in dBFS

@@ -19,7 +19,8 @@ func TestArraysNeverNull(t *testing.T) {
 		{"plan without cuts", Plan{}, []string{`"cuts":[]`, `"keep":[]`}},
 		{"job", Job{Plan: &Plan{}, Transcript: &Transcript{}}, []string{`"cuts":[]`, `"keep":[]`, `"words":[]`, `"fillers":[]`, `"warnings":[]`}},
 		{"job pointer", &Job{Warnings: []string{"truncated input"}}, []string{`"warnings":["truncated input"]`}},
-		{"preview", Preview{Plan: &Plan{Keep: []Range{{0, 1}}}}, []string{`"cuts":[]`, `"keep":[{"start":0,"end":1}]`}},
+		{"preview", Preview{Plan: &Plan{Keep: []Range{{0, 1}}}}, []string{`"cuts":[]`, `"keep":[{"start":0,"end":1}]`, `"warnings":[]`}},
+		{"preview pointer", &Preview{Plan: &Plan{}, Warnings: []string{"no pauses found"}}, []string{`"warnings":["no pauses found"]`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := json.Marshal(tc.v)

@@ -316,8 +316,9 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 	return c.doJSON(ctx, http.MethodDelete, "/api/v1/jobs/"+url.PathEscape(id), nil, nil, nil)
 }
 
-// Preview re-plans a finished analysis with other params, without rendering.
-func (c *Client) Preview(ctx context.Context, id string, p apiv1.ParamsInput) (*apiv1.Plan, error) {
+// Preview re-plans a finished analysis with other params, without
+// rendering: the plan and the analysis's warnings as they hold for it.
+func (c *Client) Preview(ctx context.Context, id string, p apiv1.ParamsInput) (*apiv1.Preview, error) {
 	q := url.Values{}
 	for name, v := range map[string]*float64{"thresholdDb": p.ThresholdDb, "minSilenceSec": p.MinSilenceSec, "keepSilenceMs": p.KeepSilenceMs, "minSpeechMs": p.MinSpeechMs} {
 		if v != nil {
@@ -328,7 +329,7 @@ func (c *Client) Preview(ctx context.Context, id string, p apiv1.ParamsInput) (*
 	if err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/preview?"+q.Encode(), nil, nil, &r); err != nil {
 		return nil, err
 	}
-	return r.Plan, nil
+	return &r, nil
 }
 
 // Envelope returns a downsampled level envelope of the original.

@@ -110,9 +110,9 @@ func TestClientAgainstServer(t *testing.T) {
 
 	// Preview and envelope re-plan from the stored analysis.
 	ms := 2.0
-	pl, err := c.Preview(ctx, j.ID, apiv1.ParamsInput{MinSilenceSec: &ms})
-	if err != nil || pl == nil {
-		t.Fatalf("preview: %v", err)
+	pv, err := c.Preview(ctx, j.ID, apiv1.ParamsInput{MinSilenceSec: &ms})
+	if err != nil || pv.Plan == nil || pv.Plan.Params.MinSilenceSec != ms || pv.Warnings == nil {
+		t.Fatalf("preview: %v %+v", err, pv)
 	}
 	env, err := c.Envelope(ctx, j.ID, 100)
 	if err != nil || len(env.Levels) == 0 {
@@ -364,9 +364,9 @@ func TestNoValueWithError(t *testing.T) {
 				if v != nil {
 					t.Errorf("job %+v with the error, want nil", *v)
 				}
-			case *apiv1.Plan:
+			case *apiv1.Preview:
 				if v != nil {
-					t.Errorf("plan %+v with the error, want nil", *v)
+					t.Errorf("preview %+v with the error, want nil", *v)
 				}
 			case *apiv1.Envelope:
 				if v != nil {

@@ -173,7 +173,7 @@ func (f *fakeService) TimelineSource(ctx context.Context, owner, id string) (*jo
 	return &jobs.TimelineSource{Plan: &plan.Plan{Keep: []dsp.Range{{Start: 0, End: 1}}}, Info: dsp.Info{Name: "talk.wav", Duration: 2}}, nil
 }
 
-func (f *fakeService) Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Plan, error) {
+func (f *fakeService) Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Preview, error) {
 	if _, err := f.get(owner, id); err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (f *fakeService) Preview(ctx context.Context, owner, id string, p apiv1.Par
 	if p.ThresholdDb != nil {
 		th = *p.ThresholdDb
 	}
-	return &apiv1.Plan{ThresholdDb: th, Keep: []apiv1.Range{{Start: 0, End: 1}}}, nil
+	return &apiv1.Preview{Plan: &apiv1.Plan{ThresholdDb: th, Keep: []apiv1.Range{{Start: 0, End: 1}}}}, nil
 }
 
 func (f *fakeService) Envelope(ctx context.Context, owner, id string, points int) (*jobs.Envelope, error) {

@@ -395,12 +395,12 @@ func (s *server) preview(w http.ResponseWriter, r *http.Request, ps httprouter.P
 		writeError(w, err)
 		return
 	}
-	pl, err := s.cfg.Service.Preview(r.Context(), identity(r).Owner, ps.ByName("id"), p)
+	pv, err := s.cfg.Service.Preview(r.Context(), identity(r).Owner, ps.ByName("id"), p)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, apiv1.Preview{Plan: pl})
+	writeJSON(w, http.StatusOK, pv)
 }
 
 // envelopeFloorDb replaces silence (-Inf) and anything quieter, so the

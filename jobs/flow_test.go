@@ -70,12 +70,16 @@ func TestFlowCreateDone(t *testing.T) {
 func TestFlowWarnings(t *testing.T) {
 	m := testManager(t, t.TempDir(), &gateEngine{}, nil)
 	ctx := context.Background()
+	truncated, noPauses := dsp.WarnTruncated+": the header gives more", dsp.WarnNoPauses+": the level never stays under"
 	for _, tc := range []struct {
 		media string
 		want  []string
+		// uncut: a preview that cuts nothing (a threshold under every
+		// level) keeps the warning about pauses too.
+		uncut []string
 	}{
-		{"RIFF 10 fake media with warnings\n", []string{dsp.WarnTruncated + ": the header gives more"}},
-		{"RIFF 10 fake media\n", nil},
+		{"RIFF 10 fake media with warnings\n", []string{truncated}, []string{truncated, noPauses}},
+		{"RIFF 10 fake media\n", nil, nil},
 	} {
 		j, err := m.Create(ctx, CreateRequest{Owner: "o1", Name: "talk.wav"}, strings.NewReader(tc.media))
 		if err != nil {
@@ -87,6 +91,19 @@ func TestFlowWarnings(t *testing.T) {
 		j = waitJob(t, m, "o1", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
 		if d := cmp.Diff(tc.want, j.Warnings); d != "" {
 			t.Errorf("%q: warnings (-want +got):\n%s", tc.media, d)
+		}
+		// A preview says the warnings that hold for its own plan.
+		for _, pv := range []struct {
+			th   *float64
+			want []string
+		}{{nil, tc.want}, {ptr(-90.0), tc.uncut}} {
+			p, err := m.Preview(ctx, "o1", j.ID, apiv1.ParamsInput{ThresholdDb: pv.th})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(pv.want, p.Warnings); d != "" {
+				t.Errorf("%q: preview with threshold %v: warnings (-want +got):\n%s", tc.media, pv.th, d)
+			}
 		}
 	}
 }
@@ -256,7 +273,7 @@ func TestFlowPatchReplansWithoutDecoding(t *testing.T) {
 	}
 	// Preview and Envelope read the stored analysis.
 	p, err := m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{ThresholdDb: ptr(-50.0)})
-	if err != nil || p.ThresholdDb != -50 {
+	if err != nil || p.Plan.ThresholdDb != -50 {
 		t.Fatalf("Preview: %+v %v", p, err)
 	}
 	env, err := m.Envelope(ctx, "o", j.ID, 10)

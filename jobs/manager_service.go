@@ -584,8 +584,9 @@ func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (*Timeli
 	return &TimelineSource{Plan: rec.Plan, Info: *rec.Info}, nil
 }
 
-// Preview re-plans from the stored analysis with other params, without rendering.
-func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.ParamsInput) (*apiv1.Plan, error) {
+// Preview re-plans from the stored analysis with other params, without
+// rendering, and says which of the analysis's warnings hold for that plan.
+func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.ParamsInput) (*apiv1.Preview, error) {
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -609,7 +610,7 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 	if err != nil {
 		return nil, err
 	}
-	return wirePlan(pl), nil
+	return &apiv1.Preview{Plan: wirePlan(pl), Warnings: plan.Warnings(a.Warnings, pl)}, nil
 }
 
 // Envelope returns about points levels of the original (dBFS): the loudest

@@ -109,8 +109,9 @@ type Service interface {
 	TimelineSource(ctx context.Context, owner, id string) (*TimelineSource, error)
 	// Preview re-plans from the stored analysis with other params, without
 	// rendering (apiv1.ErrProcessing while the job runs without an
-	// analysis, apiv1.ErrNotRendered when it failed without one).
-	Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Plan, error)
+	// analysis, apiv1.ErrNotRendered when it failed without one), with the
+	// analysis's warnings as they hold for that plan.
+	Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Preview, error)
 	// Envelope returns a downsampled level envelope of the original (about
 	// points values, dBFS) and the levels the analysis measured (errors as
 	// Preview's).

@@ -815,6 +815,27 @@ func TestBrowserPageDefects(t *testing.T) {
 	s.shot("fillers.png")
 	s.run(chromedp.Click("#transcribe", chromedp.ByID)) // untick for the next jobs
 
+	// Steady noise, 15 dB softer for 2 s: the analysis finds no pause and
+	// the page says so; a threshold that cuts the softer part previews a
+	// plan the warning no longer holds for, and the list follows it.
+	steps := s.gen("steps.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=5:amplitude=0.3:d=10", "-af", "volume='if(between(t,4,6),0.1,1)':eval=frame")
+	tok = s.token()
+	s.startJob(steps, chromedp.SetValue("#format", "wav", chromedp.ByID))
+	s.waitEditor(tok, 2*time.Minute)
+	warned := func() string {
+		var w string
+		s.eval(`document.getElementById("warnings").textContent`, &w)
+		return w
+	}
+	if w := warned(); !strings.HasPrefix(w, "no pauses found") {
+		t.Errorf("steady noise: warnings shown %q, want no pauses found", w)
+	}
+	setThreshold("-40")
+	s.wait("the preview with a cut", `!state.previewPending && !state.previewBad && state.regions.length === 1`, 10*time.Second)
+	if w := warned(); w != "" {
+		t.Errorf("a preview cutting the softer part still shows %q", w)
+	}
+
 	// Delete asks first; Cancel keeps the job.
 	var n int
 	sel := fmt.Sprintf(`[...document.querySelectorAll("#jobs li")].find(li => li.querySelector("button.secondary").textContent.startsWith("clip.mp4"))`)

@@ -387,13 +387,7 @@ async function finished(job, tok) {
   }
   setDetected(job.plan);
   state.regions = state.detected.map((c) => Object.assign({}, c));
-  // What the analysis found odd about the input (no speech, a channel
-  // in opposite polarity, a truncated file): said above the statistics.
-  $("warnings").replaceChildren(...(job.warnings || []).map((w) => {
-    const li = document.createElement("li");
-    li.textContent = w;
-    return li;
-  }));
+  warnings(job.warnings);
   $("editor").hidden = false;
   levels(env);
   fillers(job);
@@ -556,6 +550,7 @@ function preview() {
       state.previewPending = false;
       snapshot();
       setDetected(r.plan);
+      warnings(r.warnings);
       state.regions = state.detected.map((c) => Object.assign({}, c));
       state.previewBad = false; state.sel = -1;
       say("tune-msg", "");
@@ -581,6 +576,17 @@ async function apply() {
 }
 
 // ---- levels and fillers in words -----------------------------------------
+
+// warnings lists what the analysis found odd about the input (no speech, a
+// channel in opposite polarity, a truncated file, no pause to cut), as it
+// holds for the plan shown: the job's, then each preview's.
+function warnings(list) {
+  $("warnings").replaceChildren(...(list || []).map((w) => {
+    const li = document.createElement("li");
+    li.textContent = w;
+    return li;
+  }));
+}
 
 function levels(env) {
   const noise = env.noiseFloorDb, speech = env.speechLevelDb, gap = speech - noise;
