@@ -3,6 +3,8 @@
 // envelope (without the input's DC offset, offset.go), the noise floor, the speech level, the automatic pause
 // threshold (PauseThreshold) and a voice classification of the frames
 // where level alone cannot tell speech from its background (voice.go).
+// From the envelope it also finds an input's ends turned down, background
+// and speech alike (GainDrop, gain.go: a normaliser's or a fade's).
 //
 // The voice classifier is the Silero VAD v5 network (internal/silero, a
 // pure-Go port whose output matches onnxruntime's to 1e-6), run on the

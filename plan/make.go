@@ -86,7 +86,15 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 	eff.ThresholdDb = &thr
 	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
 
-	mk := maker{env: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil, faint: p.FaintVoiceDb, peakDb: a.Loudness.SamplePeak, tb: newDBTable()}
+	mk := maker{env: env, orig: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: defaultTuning, auto: p.ThresholdDb == nil, faint: p.FaintVoiceDb, peakDb: a.Loudness.SamplePeak, tb: newDBTable()}
+	if mk.auto {
+		// Ends turned down (dsp.GainDrop) are planned at the gain of the
+		// rest: the automatic threshold and the voice rules were measured
+		// there.
+		if d := dsp.GainDrop(mk.smoothed()); d != nil {
+			mk.env = levelled(env, d)
+		}
+	}
 	islands := mk.detect()
 	if mk.auto {
 		islands = mk.refine(islands)
@@ -142,7 +150,8 @@ func (m *maker) keepHint(a *dsp.Analysis, islands []island, detected []Cut, p Pa
 }
 
 type maker struct {
-	env        *dsp.Envelope
+	env        *dsp.Envelope // the envelope planned: orig, its ends brought up where dsp.GainDrop finds them turned down
+	orig       *dsp.Envelope // the analysis's
 	n          int
 	fs, dur    float64
 	thr, noise float64
@@ -163,11 +172,32 @@ type maker struct {
 // MinThresholdDb: digital silence, or nearly.
 func (m *maker) silent(c Cut) bool {
 	for i := int(c.Start / m.fs); i < m.n && float64(i)*m.fs < c.End; i++ {
-		if float64(m.env.RMSDb[i]) >= MinThresholdDb {
+		if float64(m.orig.RMSDb[i]) >= MinThresholdDb {
 			return false
 		}
 	}
 	return true
+}
+
+// levelled returns a copy of env with the RMS and peak levels of each
+// frame over dsp.FloorDb raised by drop (dB).
+func levelled(env *dsp.Envelope, drop []float32) *dsp.Envelope {
+	out := *env
+	raise := func(db []float32) []float32 {
+		if len(db) != len(drop) {
+			return db
+		}
+		up := make([]float32, len(db))
+		for i, v := range db {
+			up[i] = v
+			if v > dsp.FloorDb {
+				up[i] = v + drop[i]
+			}
+		}
+		return up
+	}
+	out.RMSDb, out.PeakDb = raise(env.RMSDb), raise(env.PeakDb)
+	return &out
 }
 
 // level returns frame i's RMS level in dB (NaN reads as the floor).

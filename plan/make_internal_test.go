@@ -304,3 +304,26 @@ func TestQuietBed(t *testing.T) {
 		})
 	}
 }
+
+// TestLevelled: a turned-down end is brought up by its drop, RMS and peak
+// levels alike, digital silence (dsp.FloorDb) stays, the analysis's
+// envelope is untouched, and a cut over the raised frames is judged silent
+// on the original levels.
+func TestLevelled(t *testing.T) {
+	env := &dsp.Envelope{FrameSec: 0.01, RMSDb: []float32{-80, dsp.FloorDb, -75, -30}, PeakDb: []float32{-77, dsp.FloorDb, -72, -27}}
+	drop := []float32{12, 12, 6, 0}
+	got := levelled(env, drop)
+	if d := cmp.Diff([]float32{-68, dsp.FloorDb, -69, -30}, got.RMSDb); d != "" {
+		t.Errorf("RMS (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]float32{-65, dsp.FloorDb, -66, -27}, got.PeakDb); d != "" {
+		t.Errorf("peak (-want +got):\n%s", d)
+	}
+	if env.RMSDb[0] != -80 || env.PeakDb[2] != -72 {
+		t.Errorf("the analysis's envelope changed: %v %v", env.RMSDb, env.PeakDb)
+	}
+	m := maker{env: got, orig: env, n: 4, fs: 0.01}
+	if !m.silent(Cut{Start: 0, End: 0.03}) {
+		t.Error("a cut under -70 dBFS as analysed is not silent once raised")
+	}
+}

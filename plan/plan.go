@@ -40,6 +40,13 @@
 //     a pause has no cut (the analysis warns when none of 0.5 s is found:
 //     a tone, steady music, a noise bed).
 //
+//     An input whose first or last seconds are turned down, background and
+//     speech alike (ffmpeg's dynaudnorm with its defaults, a fade:
+//     dsp.GainDrop), is planned with those seconds brought back up to the
+//     gain of the rest: the threshold and the voice rules were measured
+//     there, and the speaker's words at the ends would otherwise read as a
+//     fainter voice or fall under the threshold.
+//
 //   - Given threshold: it is the close level (a frame under it is silence,
 //     a frame exactly at it is not); the open level is 3 dB over it.
 //
