@@ -91,8 +91,11 @@ func Make(a *dsp.Analysis, p Params, extra []Cut) (*Plan, error) {
 		// Ends turned down (dsp.GainDrop) are planned at the gain of the
 		// rest: the automatic threshold and the voice rules were measured
 		// there.
-		if d := dsp.GainDrop(mk.smoothed()); d != nil {
+		lv := mk.smoothed()
+		if d := dsp.GainDrop(lv); d != nil {
 			mk.env = levelled(env, d)
+		} else {
+			mk.lv = lv
 		}
 	}
 	islands := mk.detect()
@@ -166,6 +169,7 @@ type maker struct {
 	audible    float64 // the audible bound: the input's sample peak - audibleDepthDb (automatic threshold)
 	tb         dbTable
 	lv0        []float32 // the 50 ms levels before the background was taken out (nil: no background)
+	lv         []float32 // the 50 ms levels of env, when already smoothed (nil: detect smooths them)
 }
 
 // silent reports whether every frame cut c covers lies under
@@ -436,7 +440,10 @@ func (m *maker) detect() []island {
 		return nil
 	}
 	tu := m.tu
-	lv := m.smoothed()
+	lv := m.lv
+	if lv == nil {
+		lv = m.smoothed()
+	}
 	var lv0 []float32 // lv before the background is taken out
 	hist := newLevelHist(lv)
 	floor := hist.quantile(0.10)
