@@ -376,6 +376,53 @@ func TestFlowRestartDurability(t *testing.T) {
 	}
 }
 
+// TestFlowTakeoverKeepsProgress checks that a run taken over after its
+// worker died (kill -9) does not show its progress going back: it holds
+// where the dead run left it until the new run passes it.
+func TestFlowTakeoverKeepsProgress(t *testing.T) {
+	dir := t.TempDir()
+	eng := &gateEngine{renderGate: make(chan struct{})}
+	m1 := testManager(t, dir, eng, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	})
+	ctx := context.Background()
+	j, err := m1.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Analysis, plan and render: rendering starts at two thirds.
+	before := waitJob(t, m1, "o", j.ID, 10*time.Second, func(j *apiv1.Job) bool {
+		return j.Status == apiv1.StatusRendering && j.Progress >= 66
+	}).Progress
+	crash(t, m1)
+
+	// The new run finds the analysis done: plan and render, the render
+	// starting at 50 % of its two phases, under the dead run's figure.
+	eng2 := &gateEngine{renderGate: make(chan struct{})}
+	m2 := testManager(t, dir, eng2, nil)
+	deadline := time.Now().Add(20 * time.Second)
+	for eng2.renders.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the new run did not reach its render")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, err := m2.Get(ctx, "o", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Progress < before {
+		t.Errorf("progress after takeover %.1f, under the %.1f shown before the kill", got.Progress, before)
+	}
+	close(eng2.renderGate)
+	if done := waitJob(t, m2, "o", j.ID, 20*time.Second, isStatus(apiv1.StatusDone)); done.Progress != 100 || done.Output == nil {
+		t.Errorf("job after takeover: %+v", done)
+	}
+	if n := eng2.analyses.Load(); n != 0 {
+		t.Errorf("analyses on the new run = %d, want 0 (the dead run's analysis was saved)", n)
+	}
+}
+
 // crash stops a Manager the way kill -9 would leave it: the database goes
 // away first, so neither River nor the worker records anything.
 func crash(t *testing.T, m *Manager) {

@@ -158,7 +158,7 @@ func (m *Manager) rescue(ctx context.Context, all bool) error {
 			if err != nil {
 				return err
 			}
-			n, err := ex.Exec(ctx, `UPDATE autocut_job SET gen = ?, river_id = ?, progress = 0, lease_owner = '', lease_until = 0
+			n, err := ex.Exec(ctx, `UPDATE autocut_job SET gen = ?, river_id = ?, lease_owner = '', lease_until = 0
 				WHERE id = ? AND gen = ?`, p.gen+1, rid, p.id, p.gen)
 			if err != nil {
 				return err

@@ -190,7 +190,7 @@ type run struct {
 	created []string // blob keys written by this run
 
 	phases, phase int     // progress: phase index of phases
-	floor         float64 // progress never shown below: a resumed run's (snoozed, retried) saved progress
+	floor         float64 // progress never shown below: a resumed run's (snoozed, retried, taken over) saved progress
 	status        apiv1.Status
 	lastSave      time.Time
 	lastPct       float64
@@ -198,9 +198,10 @@ type run struct {
 
 func (r *run) do(ctx context.Context) error {
 	m, rec := r.m, r.rec
-	// A new run (creation, re-run, takeover) starts at 0; a resumed one
-	// counts fewer phases (its analysis is done) but goes on from where
-	// its progress stood.
+	// A new run (creation, re-run) starts at 0; a resumed one (snoozed,
+	// retried, taken over from a dead worker) counts fewer phases when its
+	// analysis is done, and its progress holds where it stood until the
+	// run passes it: a poller never sees it go back.
 	r.floor = rec.Progress
 	needAnalysis := rec.AnalysisKey == ""
 	needTranscript := rec.Transcribe && (rec.Transcript == nil || rec.Transcript.Status != apiv1.TranscriptDone)
