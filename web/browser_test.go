@@ -817,7 +817,9 @@ func TestBrowserPageDefects(t *testing.T) {
 
 	// Steady noise, 15 dB softer for 2 s: the analysis finds no pause and
 	// the page says so; a threshold that cuts the softer part previews a
-	// plan the warning no longer holds for, and the list follows it.
+	// plan the warning no longer holds for, and the list follows it, back
+	// again on undo; a threshold that would cut everything (refused) finds
+	// pauses enough.
 	steps := s.gen("steps.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=5:amplitude=0.3:d=10", "-af", "volume='if(between(t,4,6),0.1,1)':eval=frame")
 	tok = s.token()
 	s.startJob(steps, chromedp.SetValue("#format", "wav", chromedp.ByID))
@@ -834,6 +836,16 @@ func TestBrowserPageDefects(t *testing.T) {
 	s.wait("the preview with a cut", `!state.previewPending && !state.previewBad && state.regions.length === 1`, 10*time.Second)
 	if w := warned(); w != "" {
 		t.Errorf("a preview cutting the softer part still shows %q", w)
+	}
+	// Undo goes back to the job's plan, and to its warning.
+	s.run(chromedp.KeyEvent("z", chromedp.KeyModifiers(input.ModifierCtrl)))
+	if w := warned(); !strings.HasPrefix(w, "no pauses found") {
+		t.Errorf("after undoing the preview: warnings shown %q, want no pauses found", w)
+	}
+	setThreshold("-10") // over the noise: everything would be cut, refused
+	s.wait("the refused preview", `!state.previewPending && state.previewBad`, 10*time.Second)
+	if w := warned(); w != "" {
+		t.Errorf("a preview that would cut everything still shows %q", w)
 	}
 
 	// Delete asks first; Cancel keeps the job.

@@ -21,6 +21,7 @@ const state = {
   threshold: null, // the threshold of the current detection, dB
   base: null, // the detection settings of the job as loaded (slider strings)
   previewBad: false,
+  warnings: [], // the list shown (warnings())
   undo: [], sel: -1, drag: null,
   media: null, listen: "before", srcKind: "", rendered: null, // rendered: the cuts of the rendered file
   blob: null, // the player's object URL when no worker streams (freed when replaced)
@@ -426,7 +427,7 @@ const edited = () => !sameCuts(cuts(), state.detected.map((c) => ({ start: c.sta
 
 function snapshot() {
   state.undo.push({ regions: state.regions.map((r) => Object.assign({}, r)), detected: state.detected, threshold: state.threshold,
-    params: PARAMS.map((p) => $(p).value), previewBad: state.previewBad });
+    params: PARAMS.map((p) => $(p).value), previewBad: state.previewBad, warnings: state.warnings });
   if (state.undo.length > 200) state.undo.shift();
 }
 function undo() {
@@ -434,6 +435,7 @@ function undo() {
   if (!s) return;
   state.regions = s.regions; state.detected = s.detected; state.threshold = s.threshold; state.previewBad = s.previewBad;
   PARAMS.forEach((p, i) => setSlider(p, s.params[i]));
+  warnings(s.warnings);
   state.sel = -1;
   say("edit-msg", "Undone.");
   say("tune-msg", "");
@@ -559,6 +561,11 @@ function preview() {
       if (tok !== state.token || seq !== state.previewSeq) return;
       state.previewPending = false;
       state.previewBad = true;
+      // Settings that would cut everything find pauses enough: the list
+      // keeps what it says about the input, not that no pause was found.
+      if (err instanceof ApiError && err.body && err.body.code === "nothing_to_keep") {
+        warnings(state.warnings.filter((w) => !w.startsWith("no pauses found")));
+      }
       say("tune-msg", errorText(err), "bad");
       changed();
     }
@@ -581,7 +588,8 @@ async function apply() {
 // channel in opposite polarity, a truncated file, no pause to cut), as it
 // holds for the plan shown: the job's, then each preview's.
 function warnings(list) {
-  $("warnings").replaceChildren(...(list || []).map((w) => {
+  state.warnings = list || [];
+  $("warnings").replaceChildren(...state.warnings.map((w) => {
     const li = document.createElement("li");
     li.textContent = w;
     return li;
