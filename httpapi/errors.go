@@ -22,14 +22,22 @@ func statusOf(err error) (int, apiv1.ErrorCode) {
 	return code.HTTPStatus(), code
 }
 
+// notReadyRetryAfter is the Retry-After of a 503 not_ready (seconds).
+const notReadyRetryAfter = "5"
+
 // writeError answers err as JSON with the text jobs.ClientMessage writes
 // for clients (no server paths, tool output or internal text; 500s say
-// nothing more). The request log records err itself with the request id.
+// nothing more). A 503 not_ready (the database or media storage not
+// answering, or /readyz) carries Retry-After. The request log records err
+// itself with the request id.
 func writeError(w http.ResponseWriter, err error) {
 	status, code := statusOf(err)
 	msg := jobs.ClientMessage(err)
 	if status == http.StatusInternalServerError {
 		msg = "internal server error"
+	}
+	if code == apiv1.CodeNotReady {
+		w.Header().Set("Retry-After", notReadyRetryAfter)
 	}
 	if rw, ok := w.(*respWriter); ok {
 		rw.err = err

@@ -403,6 +403,10 @@ func TestErrorBodiesForClients(t *testing.T) {
 			if got.Code != jobs.ErrorCode(tc.err) || resp.StatusCode != got.Code.HTTPStatus() {
 				t.Errorf("%d %s, want the code of the error", resp.StatusCode, got.Code)
 			}
+			// A 503 says when to retry; no other answer here does.
+			if ra := resp.Header.Get("Retry-After"); (resp.StatusCode == http.StatusServiceUnavailable) != (ra == notReadyRetryAfter) {
+				t.Errorf("%d %s: Retry-After %q", resp.StatusCode, got.Code, ra)
+			}
 			if l := leak.FindString(got.Error); l != "" {
 				t.Errorf("answer shows %q: %s", l, got.Error)
 			}

@@ -1,8 +1,11 @@
 package jobs
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
@@ -136,4 +139,25 @@ func clientText(err error, code apiv1.ErrorCode) string {
 		msg = strings.TrimPrefix(msg, p)
 	}
 	return msg
+}
+
+// unavailableMessage is what clients are shown for an outage (unavailable).
+const unavailableMessage = "not ready: the database or the media storage is not answering; retry in a few seconds"
+
+// readyProbe bounds the readiness check unavailable makes.
+const readyProbe = 3 * time.Second
+
+// unavailable gives *err the code not_ready (503) when it is an internal
+// error and the database or the media storage does not answer right now
+// (Ready fails): an outage, which the client should retry, not a bug.
+// Every Service method ends with it.
+func (m *Manager) unavailable(err *error) {
+	if *err == nil || ErrorCode(*err) != apiv1.CodeInternal {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyProbe)
+	defer cancel()
+	if rerr := m.Ready(ctx); rerr != nil {
+		*err = withClientMessage(fmt.Errorf("%w: %w (%v)", apiv1.ErrNotReady, *err, rerr), unavailableMessage)
+	}
 }

@@ -122,7 +122,8 @@ func (m *Manager) transcriberReady(ctx context.Context) error {
 }
 
 // Create streams media into storage and queues the job's analysis.
-func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (*apiv1.Job, error) {
+func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (_ *apiv1.Job, err error) {
+	defer m.unavailable(&err)
 	o := req.Options
 	if pr, err := plan.LookupPreset(o.Preset); err == nil {
 		o.Preset = pr.Name // the canonical name ("Podcast" is podcast); none given is the default's
@@ -240,11 +241,9 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 }
 
 // Get returns one of the owner's jobs.
-func (m *Manager) Get(ctx context.Context, owner, id string) (*apiv1.Job, error) {
-	var (
-		r   *record
-		err error
-	)
+func (m *Manager) Get(ctx context.Context, owner, id string) (_ *apiv1.Job, err error) {
+	defer m.unavailable(&err)
+	var r *record
 	if m.db.getJob != nil && owner != "" {
 		r, err = scanRecord(m.db.getJob.QueryRow(ctx, id, owner))
 		if isNoRows(err) {
@@ -262,7 +261,8 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (*apiv1.Job, error)
 }
 
 // List returns the owner's jobs newest first, at most limit (<= 50), after cursor.
-func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) ([]*apiv1.Job, string, error) {
+func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) (_ []*apiv1.Job, _ string, err error) {
+	defer m.unavailable(&err)
 	if limit <= 0 || limit > apiv1.MaxListLimit {
 		limit = apiv1.MaxListLimit
 	}
@@ -308,7 +308,8 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 
 // Update applies a patch: new params/export re-plan from the stored
 // analysis; action "export" re-renders, "transcribe" transcribes first.
-func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (*apiv1.Job, error) {
+func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (_ *apiv1.Job, err error) {
+	defer m.unavailable(&err)
 	switch p.Action {
 	case "", apiv1.ActionExport, apiv1.ActionTranscribe:
 	default:
@@ -445,9 +446,10 @@ func errFinishedWithout(id string, status apiv1.Status, what string) error {
 }
 
 // Delete cancels running work and removes the job's files and record.
-func (m *Manager) Delete(ctx context.Context, owner, id string) error {
+func (m *Manager) Delete(ctx context.Context, owner, id string) (err error) {
+	defer m.unavailable(&err)
 	var rec *record
-	err := m.q.InTx(ctx, func(ex execer, _ enqueueFunc) error {
+	err = m.q.InTx(ctx, func(ex execer, _ enqueueFunc) error {
 		r, err := getRecord(ctx, ex, owner, id)
 		if err != nil {
 			return err
@@ -487,7 +489,8 @@ func (m *Manager) deleteBlobs(ctx context.Context, keys ...string) {
 }
 
 // OpenOutput opens the rendered file.
-func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, error) {
+func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (_ *Download, err error) {
+	defer m.unavailable(&err)
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -519,7 +522,8 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (*Download, 
 }
 
 // OpenOriginal opens the uploaded original, for playing it beside the cut.
-func (m *Manager) OpenOriginal(ctx context.Context, owner, id string) (*Download, error) {
+func (m *Manager) OpenOriginal(ctx context.Context, owner, id string) (_ *Download, err error) {
+	defer m.unavailable(&err)
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -570,7 +574,8 @@ func originalType(rec *record) string {
 }
 
 // TimelineSource returns the plan and input info for timeline exports.
-func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (*TimelineSource, error) {
+func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (_ *TimelineSource, err error) {
+	defer m.unavailable(&err)
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -586,7 +591,8 @@ func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (*Timeli
 
 // Preview re-plans from the stored analysis with other params, without
 // rendering, and says which of the analysis's warnings hold for that plan.
-func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.ParamsInput) (*apiv1.Preview, error) {
+func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.ParamsInput) (_ *apiv1.Preview, err error) {
+	defer m.unavailable(&err)
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -616,7 +622,8 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 // Envelope returns about points levels of the original (dBFS): the loudest
 // RMS frame of each bucket, so short words stay visible; and the analysis's
 // levels.
-func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (*Envelope, error) {
+func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (_ *Envelope, err error) {
+	defer m.unavailable(&err)
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"io"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"gocloud.dev/blob"
@@ -78,5 +81,62 @@ func TestVersityGW(t *testing.T) {
 	r.Close()
 	if err != nil || !bytes.Equal(part, data[7<<20:7<<20+100]) {
 		t.Fatalf("ranged read: %d bytes, %v", len(part), err)
+	}
+}
+
+// TestProxy: a proxy forwards until Cut, which closes its open connections
+// and every new one, and forwards again after Restore.
+func TestProxy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // an echo server
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+		}
+	}()
+	p := NewProxy(t, ln.Addr().String())
+	echo := func(c net.Conn) error {
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Write([]byte("ping")); err != nil {
+			return err
+		}
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(c, b); err != nil {
+			return err
+		}
+		if string(b) != "ping" {
+			return fmt.Errorf("echo %q", b)
+		}
+		return nil
+	}
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	open := dial()
+	if err := echo(open); err != nil {
+		t.Fatalf("through the proxy: %v", err)
+	}
+	p.Cut()
+	if err := echo(open); err == nil {
+		t.Errorf("an open connection still answers after Cut")
+	}
+	if err := echo(dial()); err == nil {
+		t.Errorf("a new connection answers after Cut")
+	}
+	p.Restore()
+	if err := echo(dial()); err != nil {
+		t.Errorf("a new connection after Restore: %v", err)
 	}
 }

@@ -1,0 +1,155 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/testservers"
+	"github.com/autocut-dev/autocut/plan"
+)
+
+// bugEngine is gateEngine whose planner fails, as a bug would, while bug
+// is set.
+type bugEngine struct {
+	*gateEngine
+	bug atomic.Bool
+}
+
+func (b *bugEngine) Plan(a *dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.Plan, error) {
+	if b.bug.Load() {
+		return nil, errors.New("planner: index out of range")
+	}
+	return b.gateEngine.Plan(a, p, extra)
+}
+
+// TestOutageAnswersNotReady: while the database (PostgreSQL) or the media
+// storage (S3) does not answer, the Service's calls that need it fail with
+// not_ready, which the HTTP adapter answers 503 with Retry-After, instead
+// of internal; the calls that need only the other one go on working; once
+// both answer again, every call works. An internal error with both
+// answering (a bug) stays internal.
+func TestOutageAnswersNotReady(t *testing.T) {
+	pg := testservers.StartPostgres(t)
+	s3srv := testservers.VersityGW(t)
+	for _, kv := range s3srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	dbURL, err := url.Parse(pg.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := testservers.NewProxy(t, dbURL.Host)
+	dbURL.Host = db.Addr()
+	bucket := testservers.NewProxy(t, strings.TrimPrefix(s3srv.Endpoint, "http://"))
+	s3srv.Endpoint = "http://" + bucket.Addr()
+
+	eng := &bugEngine{gateEngine: &gateEngine{}}
+	m := testManager(t, t.TempDir(), eng, func(c *Config) {
+		c.Store = openStore(t, dbURL.String(), "")
+		c.Storage = s3srv.URL()
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil)) // River complains during the outage
+	})
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := waitJob(t, m, "o", j.ID, 20*time.Second, isStatus(apiv1.StatusDone)).ID
+
+	calls := map[string]func() error{
+		"Create": func() error {
+			_, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "b.wav"}, fakeMedia(2))
+			return err
+		},
+		"Get":  func() error { _, err := m.Get(ctx, "o", id); return err },
+		"List": func() error { _, _, err := m.List(ctx, "o", 10, ""); return err },
+		"OpenOutput": func() error {
+			d, err := m.OpenOutput(ctx, "o", id)
+			if err == nil {
+				d.Close()
+			}
+			return err
+		},
+		"OpenOriginal": func() error {
+			d, err := m.OpenOriginal(ctx, "o", id)
+			if err == nil {
+				d.Close()
+			}
+			return err
+		},
+		"TimelineSource": func() error { _, err := m.TimelineSource(ctx, "o", id); return err },
+		"Preview":        func() error { _, err := m.Preview(ctx, "o", id, apiv1.ParamsInput{}); return err },
+		"Envelope":       func() error { _, err := m.Envelope(ctx, "o", id, 100); return err },
+		"Update": func() error {
+			_, err := m.Update(ctx, "o", id, apiv1.Patch{Action: "export"})
+			if errors.Is(err, apiv1.ErrProcessing) { // the last call's run is still going
+				err = nil
+			}
+			return err
+		},
+	}
+	notReady := func(what, name string, err error) {
+		t.Helper()
+		if !errors.Is(err, apiv1.ErrNotReady) || ErrorCode(err) != apiv1.CodeNotReady {
+			t.Errorf("%s: %s = %v (code %s), want not_ready", what, name, err, ErrorCode(err))
+		} else if msg := ClientMessage(err); !strings.Contains(msg, "retry") || strings.Contains(msg, "127.0.0.1") {
+			t.Errorf("%s: %s tells the client %q", what, name, msg)
+		}
+	}
+	back := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for m.Ready(ctx) != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("not ready 20 s after the %s came back: %v", what, m.Ready(ctx))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for _, name := range []string{"Get", "List", "OpenOutput", "OpenOriginal", "TimelineSource", "Preview", "Envelope"} {
+			if err := calls[name](); err != nil {
+				t.Errorf("after the %s came back: %s = %v", what, name, err)
+			}
+		}
+	}
+
+	// The database away: every call reads or writes the job's record.
+	db.Cut()
+	for name, call := range calls {
+		notReady("database away", name, call())
+	}
+	db.Restore()
+	back("database")
+
+	// The bucket away: the record's calls work; those that read or write
+	// media do not.
+	bucket.Cut()
+	for _, name := range []string{"Get", "List", "TimelineSource"} {
+		if err := calls[name](); err != nil {
+			t.Errorf("bucket away: %s = %v, want it to work", name, err)
+		}
+	}
+	for _, name := range []string{"Create", "OpenOutput", "OpenOriginal"} {
+		notReady("bucket away", name, calls[name]())
+	}
+	bucket.Restore()
+	back("bucket")
+	if err := calls["Create"](); err != nil {
+		t.Errorf("Create after the outages: %v", err)
+	}
+
+	// A bug, with both answering: internal, as before.
+	eng.bug.Store(true)
+	if err := calls["Preview"](); ErrorCode(err) != apiv1.CodeInternal {
+		t.Errorf("a planner bug: Preview = %v (code %s), want internal", err, ErrorCode(err))
+	}
+}
