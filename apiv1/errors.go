@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // ErrorCode is the machine code of an error body ("code") and of a failed
@@ -220,6 +221,9 @@ type Error struct {
 	Status  int       // HTTP status code; 0 for a failed job
 	Code    ErrorCode // machine code, e.g. CodeUnsupportedFormat
 	Message string    // the API's human-readable message
+	// RetryAfter is the answer's Retry-After (a 429, a 503 during an
+	// outage); 0 when it had none.
+	RetryAfter time.Duration
 }
 
 // Error formats the status, code and message.

@@ -74,6 +74,9 @@ func (c *Client) do(ctx context.Context, method, path string, body io.Reader, he
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		e := &apiv1.Error{Status: resp.StatusCode}
+		if sec, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && sec > 0 {
+			e.RetryAfter = time.Duration(min(sec, 3600)) * time.Second
+		}
 		var eb apiv1.ErrorBody
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
@@ -161,16 +164,28 @@ func (c *Client) Get(ctx context.Context, id string) (*apiv1.Job, error) {
 // Wait polls the job until it is done or failed, or ctx ends. A failed job
 // is returned with an *apiv1.Error of Status 0 carrying the job's error
 // code and message; when ctx ends, the job last seen with ctx's error.
+// It rides out an outage: a 503 (the server's database or storage not
+// answering) is asked again after its Retry-After.
 func (c *Client) Wait(ctx context.Context, id string) (*apiv1.Job, error) {
 	every := c.PollInterval
 	if every <= 0 {
 		every = time.Second
 	}
+	var last *apiv1.Job
 	for {
 		j, err := c.Get(ctx, id)
+		if e, ok := errors.AsType[*apiv1.Error](err); ok && e.Status == http.StatusServiceUnavailable {
+			select {
+			case <-ctx.Done():
+				return last, ctx.Err()
+			case <-time.After(max(e.RetryAfter, every)):
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
+		last = j
 		switch j.Status {
 		case apiv1.StatusDone:
 			return j, nil

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -376,5 +377,52 @@ func TestNoValueWithError(t *testing.T) {
 				t.Fatalf("unexpected %T", v)
 			}
 		})
+	}
+}
+
+// TestWaitRidesOutOutage: Wait asks again after a 503's Retry-After (the
+// server's database or storage away), and returns any other error at once.
+func TestWaitRidesOutOutage(t *testing.T) {
+	var polls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := polls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api/v1/jobs/job_broken":
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `{"error":"internal server error","code":"internal"}`)
+		case n <= 2:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"error":"not ready: the database or the media storage is not answering; retry in a few seconds","code":"not_ready"}`)
+		default:
+			fmt.Fprint(w, `{"id":"job_a","status":"done","progress":100}`)
+		}
+	}))
+	defer srv.Close()
+	c := New(srv.URL, "k")
+	c.PollInterval = 10 * time.Millisecond
+	start := time.Now()
+	j, err := c.Wait(context.Background(), "job_a")
+	if err != nil || j.Status != apiv1.StatusDone {
+		t.Fatalf("Wait through two 503s: %+v, %v", j, err)
+	}
+	if took := time.Since(start); polls.Load() != 3 || took < 1900*time.Millisecond {
+		t.Errorf("Wait polled %d times in %v, want 3 polls, a Retry-After (1 s) apart", polls.Load(), took)
+	}
+	_, err = c.Get(context.Background(), "job_broken")
+	if e, ok := errors.AsType[*apiv1.Error](err); !ok || e.Status != 500 || e.RetryAfter != 0 {
+		t.Errorf("Get of a 500: %v", err)
+	}
+	polls.Store(0)
+	if _, err := c.Wait(context.Background(), "job_broken"); !IsStatus(err, 500) || polls.Load() != 1 {
+		t.Errorf("Wait on a 500: %v after %d polls, want it returned at once", err, polls.Load())
+	}
+	// An outage that outlasts ctx: ctx's error.
+	polls.Store(-100)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := c.Wait(ctx, "job_a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Wait through an outage longer than ctx: %v", err)
 	}
 }
