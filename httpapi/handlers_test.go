@@ -21,6 +21,7 @@ import (
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/syncbuf"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
@@ -37,7 +38,7 @@ type testEnv struct {
 	api  *server // the server behind srv
 	srv  *httptest.Server
 	fake *fakeService
-	logs *bytes.Buffer
+	logs *syncbuf.Buffer
 }
 
 func newTestEnv(t testing.TB, mutate func(*Config)) *testEnv {
@@ -47,8 +48,8 @@ func newTestEnv(t testing.TB, mutate func(*Config)) *testEnv {
 		t.Fatal(err)
 	}
 	fake := newFake()
-	logs := &bytes.Buffer{}
-	cfg := Config{Service: fake, Keys: keys, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
+	logs := &syncbuf.Buffer{}
+	cfg := Config{Service: fake, Keys: keys, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 		Timelines: func(w io.Writer, kind timeline.Kind, m *jobs.TimelineSource, o TimelineOptions) error {
 			_, err := fmt.Fprintf(w, "%s keep=%v rate=%s v=%s df=%v media=%s", kind, m.Plan.Keep, o.Rate, o.FCPXMLVersion, o.DropFrame, o.MediaPath)
 			return err

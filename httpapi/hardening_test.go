@@ -18,12 +18,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/syncbuf"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -319,7 +319,7 @@ var leak = regexp.MustCompile(`(^|[\s:'"(])/[a-zA-Z0-9_.-]+/|0x[0-9a-f]{6,}|ffmp
 // holds a server path, ffmpeg's output or an address; the details are in
 // the server log under the job id.
 func TestFailedJobMessagesForClients(t *testing.T) {
-	lw := &syncLog{}
+	lw := &syncbuf.Buffer{}
 	dataDir := ""
 	e := managerEnv(t, func(c *jobs.Config) {
 		c.Engine, c.MaxInputBytes = nil, 16<<20
@@ -416,24 +416,6 @@ func TestErrorBodiesForClients(t *testing.T) {
 			}
 		})
 	}
-}
-
-// syncLog is a log buffer the server writes and the test reads.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // toneWAV is a 16 kHz mono 16-bit WAV of 1 s tone bursts and 1 s pauses.

@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/syncbuf"
 	"github.com/autocut-dev/autocut/jobs/store"
 	"github.com/autocut-dev/autocut/jobs/store/pgstore"
 	"github.com/autocut-dev/autocut/jobs/store/sqlitestore"
@@ -196,7 +196,7 @@ func testManager(t *testing.T, dir string, eng Engine, mod func(*Config)) *Manag
 	t.Helper()
 	// The log (a failed job's cause is logged at Info) is shown when the
 	// test fails.
-	logs := &testLog{}
+	logs := &syncbuf.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("manager log:\n%s", logs.String())
@@ -279,22 +279,4 @@ func openStore(t testing.TB, url, dir string) store.Store {
 		t.Fatalf("open the jobs database: %v", err)
 	}
 	return st
-}
-
-// testLog is a log written by several goroutines.
-type testLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *testLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *testLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

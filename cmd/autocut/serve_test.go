@@ -14,10 +14,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autocut-dev/autocut/internal/syncbuf"
 )
 
 // server is a running autocut serve process.
@@ -26,25 +27,8 @@ type server struct {
 	url    string
 	data   string // its --data directory
 	key    string // generated key printed on first start, if any
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	done   chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // buildBinary compiles autocut once per test into a temp dir.
@@ -78,7 +62,7 @@ func launchServer(t *testing.T, bin, data string, env []string, args ...string) 
 		}
 	}
 	cmd.Env = append(cmd.Env, env...)
-	s := &server{cmd: cmd, data: data, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{cmd: cmd, data: data, stderr: &syncbuf.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
