@@ -287,21 +287,32 @@ type JobList struct {
 const MaxListLimit = 50
 
 // Preview is the answer of GET /api/v1/jobs/{id}/preview: the plan other
-// params would give, nothing stored, and the analysis's warnings as they
-// hold for that plan (Job.Warnings; [] when there are none, never null).
+// settings would make, its fields as a job's plan has them, with one more,
+// warnings: the job's warnings as they hold for that plan. (The route
+// answered the bare plan before warnings were added; clients that read
+// only the plan's fields read it as before.)
 type Preview struct {
-	Plan     *Plan    `json:"plan"`
+	Plan
 	Warnings []string `json:"warnings"`
 }
 
-// MarshalJSON writes the preview with warnings as an array, [] when empty
-// (never null).
+// MarshalJSON writes the plan's fields (as Plan writes them) and warnings,
+// an array, [] when empty (never null).
 func (p Preview) MarshalJSON() ([]byte, error) {
-	type plain Preview // without the method
-	if p.Warnings == nil {
-		p.Warnings = []string{}
+	b, err := json.Marshal(p.Plan)
+	if err != nil {
+		return nil, err
 	}
-	return json.Marshal(plain(p))
+	w := p.Warnings
+	if w == nil {
+		w = []string{}
+	}
+	wb, err := json.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	out := append(b[:len(b)-1:len(b)-1], `,"warnings":`...)
+	return append(append(out, wb...), '}'), nil
 }
 
 // Envelope is the answer of GET /api/v1/jobs/{id}/envelope: levels in dBFS

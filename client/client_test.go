@@ -112,7 +112,7 @@ func TestClientAgainstServer(t *testing.T) {
 	// Preview and envelope re-plan from the stored analysis.
 	ms := 2.0
 	pv, err := c.Preview(ctx, j.ID, apiv1.ParamsInput{MinSilenceSec: &ms})
-	if err != nil || pv.Plan == nil || pv.Plan.Params.MinSilenceSec != ms || pv.Warnings == nil {
+	if err != nil || pv.Params.MinSilenceSec != ms || pv.Warnings == nil {
 		t.Fatalf("preview: %v %+v", err, pv)
 	}
 	env, err := c.Envelope(ctx, j.ID, 100)

@@ -184,7 +184,7 @@ func (f *fakeService) Preview(ctx context.Context, owner, id string, p apiv1.Par
 	if p.ThresholdDb != nil {
 		th = *p.ThresholdDb
 	}
-	return &apiv1.Preview{Plan: &apiv1.Plan{ThresholdDb: th, Keep: []apiv1.Range{{Start: 0, End: 1}}}}, nil
+	return &apiv1.Preview{Plan: apiv1.Plan{ThresholdDb: th, Keep: []apiv1.Range{{Start: 0, End: 1}}}}, nil
 }
 
 func (f *fakeService) Envelope(ctx context.Context, owner, id string, points int) (*jobs.Envelope, error) {

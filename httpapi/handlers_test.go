@@ -645,7 +645,8 @@ func TestPreviewEnvelope(t *testing.T) {
 	id := e.upload(t, proKey, "a.wav", "RIFF").ID
 	_, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/preview?thresholdDb=-33.5", proKey, nil, nil)
 	var p apiv1.Preview
-	if err := json.Unmarshal(b, &p); err != nil || p.Plan == nil || p.Plan.ThresholdDb != -33.5 || !bytes.Contains(b, []byte(`"warnings":[]`)) {
+	// The plan's own fields at the top (as before warnings were added), and warnings.
+	if err := json.Unmarshal(b, &p); err != nil || p.ThresholdDb != -33.5 || !bytes.HasPrefix(b, []byte(`{"cuts":[]`)) || !bytes.HasSuffix(b, []byte(`"warnings":[]}`+"\n")) {
 		t.Errorf("preview: %v %s", err, b)
 	}
 	for _, q := range []string{"?thresholdDb=-5", "?minSilenceSec=x", "?keepSilenceMs=5000"} {

@@ -273,7 +273,7 @@ func TestFlowPatchReplansWithoutDecoding(t *testing.T) {
 	}
 	// Preview and Envelope read the stored analysis.
 	p, err := m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{ThresholdDb: ptr(-50.0)})
-	if err != nil || p.Plan.ThresholdDb != -50 {
+	if err != nil || p.ThresholdDb != -50 {
 		t.Fatalf("Preview: %+v %v", p, err)
 	}
 	env, err := m.Envelope(ctx, "o", j.ID, 10)

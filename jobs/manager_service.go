@@ -616,7 +616,7 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 	if err != nil {
 		return nil, err
 	}
-	return &apiv1.Preview{Plan: wirePlan(pl), Warnings: plan.Warnings(a.Warnings, pl)}, nil
+	return &apiv1.Preview{Plan: *wirePlan(pl), Warnings: plan.Warnings(a.Warnings, pl)}, nil
 }
 
 // Envelope returns about points levels of the original (dBFS): the loudest

@@ -551,7 +551,7 @@ function preview() {
       if (tok !== state.token || seq !== state.previewSeq) return;
       state.previewPending = false;
       snapshot();
-      setDetected(r.plan);
+      setDetected(r); // the plan, with its warnings
       warnings(r.warnings);
       state.regions = state.detected.map((c) => Object.assign({}, c));
       state.previewBad = false; state.sel = -1;
