@@ -812,6 +812,17 @@ func TestBrowserPageDefects(t *testing.T) {
 		t.Errorf("Listen to the filler at %.2f s: playhead at %.2f s", fstart, head)
 	}
 	s.run(chromedp.Click("#play", chromedp.ByID)) // pause again if it plays
+	// A seek made while the player's source loads (a Listen clicked as the
+	// job opens) is kept when the source is ready, not undone by the time
+	// asked for before the load.
+	s.eval(`(() => { window.listened = false; state.srcKind = "";
+		setListen("before", 0).then(() => { window.listened = true; }); seek(1.5, false); return true; })()`, nil)
+	s.wait("the source loaded again", `window.listened === true`, 10*time.Second)
+	var after struct{ Head, Time float64 }
+	s.eval(`({head: Number(document.getElementById("wave").dataset.playhead), time: state.media.currentTime})`, &after)
+	if math.Abs(after.Head-1.5) > 0.05 || math.Abs(after.Time-1.5) > 0.05 {
+		t.Errorf("a seek to 1.50 s while the source loaded: playhead %.2f s, player at %.2f s", after.Head, after.Time)
+	}
 	s.shot("fillers.png")
 	s.run(chromedp.Click("#transcribe", chromedp.ByID)) // untick for the next jobs
 

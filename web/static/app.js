@@ -25,6 +25,7 @@ const state = {
   undo: [], sel: -1, drag: null,
   media: null, listen: "before", srcKind: "", rendered: null, // rendered: the cuts of the rendered file
   blob: null, // the player's object URL when no worker streams (freed when replaced)
+  seekSeq: 0, seekAt: 0, seekPlay: false, // the last seek(), which setListen keeps when it comes while a source loads
 };
 
 // ---- API -----------------------------------------------------------------
@@ -673,9 +674,10 @@ async function setListen(mode, at) {
   $("listen-after").tabIndex = mode === "after" ? 0 : -1;
   const m = state.media;
   if (!m) return;
-  const t = at ?? now();
+  let t = at ?? now();
   const kind = mode === "after" && afterIsFile() ? "output" : "original";
-  const playing = !m.paused;
+  let playing = !m.paused;
+  const seq = state.seekSeq;
   if (kind !== state.srcKind) {
     const tok = state.token;
     const url = kind === "output" ? state.job.output.url : `${JOBS}/${state.job.id}/original`;
@@ -686,6 +688,9 @@ async function setListen(mode, at) {
     m.src = src;
     freeBlob(src);
     await new Promise((done) => { m.addEventListener("loadedmetadata", done, { once: true }); m.addEventListener("error", done, { once: true }); });
+    // A seek made while the source loaded (a filler's Listen) wins over
+    // the time asked for before.
+    if (state.seekSeq !== seq) { t = state.seekAt; playing = playing || state.seekPlay; }
   }
   m.currentTime = kind === "output" ? toRendered(t) : t;
   if (playing) m.play().catch(() => {});
@@ -719,6 +724,7 @@ function playPause() {
 function seek(t, play) {
   const m = state.media;
   t = Math.max(0, Math.min(state.dur, t));
+  state.seekSeq++; state.seekAt = t; state.seekPlay = !!play;
   if (m) {
     if (state.srcKind === "output") m.currentTime = toRendered(t);
     else m.currentTime = t;
