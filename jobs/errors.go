@@ -150,7 +150,7 @@ const readyProbe = 3 * time.Second
 // unavailable gives *err the code not_ready (503) when it is an internal
 // error and the database or the media storage does not answer right now
 // (Ready fails): an outage, which the client should retry, not a bug.
-// Every Service method ends with it.
+// Every Service method defers it.
 func (m *Manager) unavailable(err *error) {
 	if *err == nil || ErrorCode(*err) != apiv1.CodeInternal {
 		return
