@@ -845,3 +845,24 @@ func TestHeadAnswersLikeGet(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadLimitIsTheContracts: by default an input may be 4 GB as the
+// contract writes it, in SI units (4,000,000,000 bytes): one byte more
+// declared is refused before the body is read; exactly that many is not.
+func TestUploadLimitIsTheContracts(t *testing.T) {
+	e := newTestEnv(t, nil)
+	for _, tc := range []struct {
+		declared int64
+		want413  bool
+	}{{4_000_000_001, true}, {4_000_000_000, false}, {1 << 32, true}} {
+		req := httptest.NewRequest("POST", "/api/v1/jobs", strings.NewReader("RIFF"))
+		req.ContentLength = tc.declared
+		req.Header.Set("Authorization", "Bearer "+proKey)
+		req.Header.Set("X-Filename", "a.wav")
+		rec := httptest.NewRecorder()
+		e.srv.Config.Handler.ServeHTTP(rec, req)
+		if got := rec.Code == http.StatusRequestEntityTooLarge; got != tc.want413 {
+			t.Errorf("%d bytes declared: %d %s, want 413: %v", tc.declared, rec.Code, rec.Body, tc.want413)
+		}
+	}
+}

@@ -27,7 +27,8 @@ import (
 	"github.com/autocut-dev/autocut/timeline"
 )
 
-// DefaultMaxUploadBytes is the input size limit (spec Limits: 4 GB).
+// DefaultMaxUploadBytes is the input size limit: the contract's 4 GB, in
+// SI units (4,000,000,000 bytes).
 const DefaultMaxUploadBytes = jobs.DefaultMaxInputBytes
 
 // TimelineOptions are the query options of a timeline export.
@@ -49,7 +50,7 @@ type Config struct {
 	// BaseURL is the absolute prefix of URLs in responses; "" derives it
 	// from the request's Host and X-Forwarded-Proto.
 	BaseURL string
-	// MaxUploadBytes limits an input (both forms); default 4 GiB.
+	// MaxUploadBytes limits an input (both forms); default 4 GB.
 	MaxUploadBytes int64
 	// AllowPrivateURLs lets Form A download from private and loopback
 	// addresses (only those: link-local, multicast and the other special

@@ -17,7 +17,7 @@ import (
 type Config struct {
 	DataDir           string                 // default ./autocut-data; SQLite db and media under it
 	Workers           int                    // analysis/render concurrency, default runtime.NumCPU()
-	MaxInputBytes     int64                  // default 4 GiB
+	MaxInputBytes     int64                  // default 4 GB (4,000,000,000 bytes)
 	MaxDuration       time.Duration          // default 3h
 	OriginalsTTL      time.Duration          // default 24h
 	OutputsTTL        time.Duration          // default 7*24h
@@ -82,7 +82,7 @@ func (r Role) works() bool { return r != RoleAPI }
 
 // Defaults.
 const (
-	DefaultMaxInputBytes     = int64(4) << 30
+	DefaultMaxInputBytes     = 4_000_000_000 // 4 GB, the contract's limit, in SI units
 	DefaultMaxDuration       = 3 * time.Hour
 	DefaultOriginalsTTL      = 24 * time.Hour
 	DefaultOutputsTTL        = 7 * 24 * time.Hour
