@@ -309,6 +309,16 @@ func TestBrowserEditor(t *testing.T) {
 	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
 	tok := s.token()
 	s.startJob(talk, chromedp.SetValue("#format", "wav", chromedp.ByID))
+	// The picked file's size in SI units, as the server's limit is written.
+	if st, err := os.Stat(talk); err != nil {
+		t.Fatal(err)
+	} else {
+		var picked string
+		s.eval(`document.getElementById("picked-name").textContent`, &picked)
+		if want := fmt.Sprintf("talk.wav (%.1f MB, audio)", float64(st.Size())/1e6); picked != want {
+			t.Errorf("picked file shown as %q, want %q", picked, want)
+		}
+	}
 	s.waitEditor(tok, 90*time.Second)
 
 	var regions []region

@@ -997,8 +997,9 @@ function clock(sec, tenths = true) {
   const ss = tenths ? s.toFixed(1).padStart(4, "0") : String(Math.floor(s)).padStart(2, "0");
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
 }
+// humanBytes gives a size in SI units, as the server's limit (4 GB, 4e9 bytes) is written.
 function humanBytes(n) {
-  return n >= 1 << 30 ? (n / (1 << 30)).toFixed(2) + " GB" : n >= 1 << 20 ? (n / (1 << 20)).toFixed(1) + " MB" : Math.ceil(n / 1024) + " KB";
+  return n >= 1e9 ? (n / 1e9).toFixed(2) + " GB" : n >= 1e6 ? (n / 1e6).toFixed(1) + " MB" : Math.ceil(n / 1e3) + " kB";
 }
 
 // ---- wiring --------------------------------------------------------------
