@@ -155,9 +155,15 @@ func (m *Manager) unavailable(err *error) {
 	if *err == nil || ErrorCode(*err) != apiv1.CodeInternal {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), readyProbe)
-	defer cancel()
-	if rerr := m.Ready(ctx); rerr != nil {
+	if rerr := m.outage(); rerr != nil {
 		*err = withClientMessage(fmt.Errorf("%w: %w (%v)", apiv1.ErrNotReady, *err, rerr), unavailableMessage)
 	}
+}
+
+// outage returns why the database or the media storage does not answer
+// right now (Ready's check, within readyProbe), or nil when both do.
+func (m *Manager) outage() error {
+	ctx, cancel := context.WithTimeout(context.Background(), readyProbe)
+	defer cancel()
+	return m.Ready(ctx)
 }

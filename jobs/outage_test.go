@@ -153,3 +153,43 @@ func TestOutageAnswersNotReady(t *testing.T) {
 		t.Errorf("a planner bug: Preview = %v (code %s), want internal", err, ErrorCode(err))
 	}
 }
+
+// TestOutageRunWaits: a run that fails while the media storage does not
+// answer (the render cannot store its file) waits for it, for longer than
+// the three runs an error gets otherwise, and finishes once it is back,
+// instead of failing the job with internal.
+func TestOutageRunWaits(t *testing.T) {
+	s3srv := testservers.VersityGW(t)
+	for _, kv := range s3srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	bucket := testservers.NewProxy(t, strings.TrimPrefix(s3srv.Endpoint, "http://"))
+	s3srv.Endpoint = "http://" + bucket.Addr()
+	eng := &gateEngine{renderGate: make(chan struct{})}
+	m := testManager(t, t.TempDir(), eng, func(c *Config) { c.Storage = s3srv.URL() })
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j.ID, 20*time.Second, func(*apiv1.Job) bool { return eng.renders.Load() > 0 })
+	bucket.Cut()
+	close(eng.renderGate) // the render ends, and its file cannot be stored
+	// Three runs, 1 and 2 s apart, would have failed the job by now.
+	deadline := time.Now().Add(12 * time.Second)
+	for time.Now().Before(deadline) {
+		got, err := m.Get(ctx, "o", j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != apiv1.StatusRendering {
+			t.Fatalf("during the outage the job is %s (error %+v), want it rendering", got.Status, got.Error)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	bucket.Restore()
+	if done := waitJob(t, m, "o", j.ID, 20*time.Second, isStatus(apiv1.StatusDone)); done.Output == nil {
+		t.Errorf("job after the outage: %+v", done)
+	}
+}

@@ -125,6 +125,16 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			return err // shutdown: River runs it again
 		}
+		if ctx.Err() == nil && time.Since(j.CreatedAt) < processTimeout {
+			if oerr := m.outage(); oerr != nil {
+				// The database or the media storage does not answer: the
+				// run waits for them, without counting a run, as long as
+				// a run may take (an outage outlasting that fails it as
+				// below).
+				r.log.Warn("run failed during an outage; it runs again once storage answers", "err", err, "outage", oerr)
+				return river.JobSnooze(outageRetry)
+			}
+		}
 		if ctx.Err() == nil && j.Attempt < transientAttempts {
 			// Neither the input's fault nor the request's (storage, the
 			// database, a tool that stopped): run again after a pause
@@ -139,8 +149,13 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 }
 
 // transientAttempts is how many runs an error that is not a job failure
-// (storage, the database) gets before the job fails with code internal.
+// (storage, the database) gets before the job fails with code internal,
+// when both answer (a run that fails while one of them does not waits
+// for it, every outageRetry).
 const transientAttempts = 3
+
+// outageRetry is how soon a run that failed during an outage runs again.
+const outageRetry = 2 * time.Second
 
 // watch cancels a run when its record is deleted or re-run, wherever that
 // happened (River's own cancellation does not reach a running worker on
