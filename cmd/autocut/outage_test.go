@@ -80,7 +80,10 @@ func TestServeOutage(t *testing.T) {
 		}
 	}
 	done := func(id string) func() bool {
-		return func() bool { code, _, s := call("GET", "/api/v1/jobs/"+id, nil); return code == 200 && strings.HasSuffix(s, " done") }
+		return func() bool {
+			code, _, s := call("GET", "/api/v1/jobs/"+id, nil)
+			return code == 200 && strings.HasSuffix(s, " done")
+		}
 	}
 	unavailable := func(what, method, path string) {
 		t.Helper()
