@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -226,7 +227,9 @@ func testManager(t *testing.T, dir string, eng Engine, mod func(*Config)) *Manag
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		if err := m.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
+			// What did not stop is in the goroutines' stacks.
+			buf := make([]byte, 1<<22)
+			t.Errorf("Stop: %v\ngoroutines:\n%s", err, buf[:runtime.Stack(buf, true)])
 		}
 	})
 	return m

@@ -223,17 +223,21 @@ func (m *Manager) Start(ctx context.Context) error {
 // cancelling it then (cancelled jobs run again after the next Start), and
 // closes storage.
 func (m *Manager) Stop(ctx context.Context) error {
+	// The lock is not held while the work stops: a run that ends meanwhile
+	// asks Ready (a failed run checks for an outage), which takes it.
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.stopped {
+		m.mu.Unlock()
 		return nil
 	}
 	m.stopped = true
+	started, stopRescue := m.started, m.stopRescue
+	m.mu.Unlock()
 	var errs []error
-	if m.stopRescue != nil {
-		m.stopRescue()
+	if stopRescue != nil {
+		stopRescue()
 	}
-	if m.started && m.cfg.Role.works() {
+	if started && m.cfg.Role.works() {
 		if err := m.q.Stop(ctx); err != nil {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			if err := m.q.StopAndCancel(cctx); err != nil {

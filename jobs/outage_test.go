@@ -193,3 +193,38 @@ func TestOutageRunWaits(t *testing.T) {
 		t.Errorf("job after the outage: %+v", done)
 	}
 }
+
+// TestStopWhileARunFails: a run that fails while Stop waits for it asks
+// whether storage answers (Ready); Stop must not hold what Ready needs, or
+// both wait until Stop's context ends.
+func TestStopWhileARunFails(t *testing.T) {
+	eng := &bugEngine{gateEngine: &gateEngine{analyzeGate: make(chan struct{}), inAnalyze: make(chan string, 1)}}
+	m := testManager(t, t.TempDir(), eng, nil)
+	ctx := context.Background()
+	if _, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(3)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-eng.inAnalyze:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not start")
+	}
+	stopped := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		stopped <- m.Stop(sctx)
+	}()
+	for m.Ready(ctx) == nil { // Stop has begun
+		time.Sleep(10 * time.Millisecond)
+	}
+	eng.bug.Store(true) // the planner fails the run once its analysis ends
+	close(eng.analyzeGate)
+	if err := <-stopped; err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Stop took %v while a run failed", d.Round(time.Millisecond))
+	}
+}
