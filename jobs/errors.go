@@ -9,6 +9,7 @@ import (
 
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/jobs/store"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
 	"github.com/autocut-dev/autocut/transcribe"
@@ -149,14 +150,17 @@ const readyProbe = 3 * time.Second
 
 // unavailable gives *err the code not_ready (503) when it is an internal
 // error and the database or the media storage does not answer right now
-// (Ready fails): an outage, which the client should retry, not a bug.
-// Every Service method defers it.
+// (Ready fails), or its database connection broke (store.ErrConnection: a
+// restart or a failover, over by the time Ready asks): an outage, which
+// the client should retry, not a bug. Every Service method defers it.
 func (m *Manager) unavailable(err *error) {
 	if *err == nil || ErrorCode(*err) != apiv1.CodeInternal {
 		return
 	}
 	if rerr := m.outage(); rerr != nil {
 		*err = withClientMessage(fmt.Errorf("%w: %w (%v)", apiv1.ErrNotReady, *err, rerr), unavailableMessage)
+	} else if errors.Is(*err, store.ErrConnection) {
+		*err = withClientMessage(fmt.Errorf("%w: %w", apiv1.ErrNotReady, *err), unavailableMessage)
 	}
 }
 

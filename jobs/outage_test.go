@@ -3,10 +3,12 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/testservers"
+	"github.com/autocut-dev/autocut/jobs/store"
 	"github.com/autocut-dev/autocut/plan"
 )
 
@@ -226,5 +229,71 @@ func TestStopWhileARunFails(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Stop took %v while a run failed", d.Round(time.Millisecond))
+	}
+}
+
+// TestBlipAnswers: when PostgreSQL's connections all break and it answers
+// again at once (a restart, a failover: the pool holds connections that
+// are dead), the next calls answer, the reads on a new connection, instead
+// of failing with internal because Ready, asked after, passes.
+func TestBlipAnswers(t *testing.T) {
+	pg := testservers.StartPostgres(t)
+	dbURL, err := url.Parse(pg.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := testservers.NewProxy(t, dbURL.Host)
+	dbURL.Host = db.Addr()
+	m := testManager(t, t.TempDir(), &gateEngine{}, func(c *Config) { c.Store = openStore(t, dbURL.String(), "") })
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := waitJob(t, m, "o", j.ID, 20*time.Second, isStatus(apiv1.StatusDone)).ID
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"Get", func() error { _, err := m.Get(ctx, "o", id); return err }},
+		{"List", func() error { _, _, err := m.List(ctx, "o", 10, ""); return err }},
+		{"Update", func() error {
+			_, err := m.Update(ctx, "o", id, apiv1.Patch{Action: "export"})
+			if errors.Is(err, apiv1.ErrProcessing) { // the last round's run is still going
+				err = nil
+			}
+			return err
+		}},
+	}
+	for _, c := range calls {
+		for round := range 10 {
+			// Several pooled connections, then all of them cut.
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() { _, _ = m.Get(ctx, "o", id) })
+			}
+			wg.Wait()
+			db.Cut()
+			db.Restore()
+			if err := c.call(); err != nil {
+				t.Errorf("%s after the connections broke (round %d): %v (code %s)", c.name, round, err, ErrorCode(err))
+			}
+		}
+	}
+}
+
+// TestConnectionLostIsNotReady: a call whose database connection broke (a
+// write is not run again) answers not_ready, which a client retries, even
+// when the database answers again by the time Ready asks.
+func TestConnectionLostIsNotReady(t *testing.T) {
+	m := testManager(t, t.TempDir(), &gateEngine{}, nil)
+	err := fmt.Errorf("save job: %w", fmt.Errorf("%w: %w", store.ErrConnection, io.ErrUnexpectedEOF))
+	m.unavailable(&err)
+	if ErrorCode(err) != apiv1.CodeNotReady || !strings.Contains(ClientMessage(err), "retry") {
+		t.Errorf("a lost connection answers %v (code %s, message %q), want not_ready", err, ErrorCode(err), ClientMessage(err))
+	}
+	err = errors.New("save job: a bug")
+	if m.unavailable(&err); ErrorCode(err) != apiv1.CodeInternal {
+		t.Errorf("a bug answers %v (code %s), want internal", err, ErrorCode(err))
 	}
 }

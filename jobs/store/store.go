@@ -63,6 +63,11 @@ type Stmt interface {
 	Close() error
 }
 
+// ErrConnection marks a statement that failed because its connection to
+// the database broke (the server restarted, a failover, the network),
+// not because of the statement: it may well work when tried again.
+var ErrConnection = errors.New("database connection lost")
+
 // IsNoRows reports an empty single-row result of any driver (pgx's
 // ErrNoRows wraps sql.ErrNoRows).
 func IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -5,11 +5,15 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -133,11 +137,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // Shared is true: every node of a cluster uses the database.
 func (db *DB) Shared() bool { return true }
 
-// Read runs on the pool.
-func (db *DB) Read() store.Execer { return pgExec{q: db.pool, rb: db.rb} }
+// Read runs on the pool. A read that fails because its connection broke
+// runs once more, on a new connection (see pgExec).
+func (db *DB) Read() store.Execer { return pgExec{q: db.pool, rb: db.rb, pool: db.pool, retry: true} }
 
-// Write runs on the pool.
-func (db *DB) Write() store.Execer { return pgExec{q: db.pool, rb: db.rb} }
+// Write runs on the pool (see pgExec).
+func (db *DB) Write() store.Execer { return pgExec{q: db.pool, rb: db.rb, pool: db.pool} }
 
 // Prepare returns nil: pgx prepares and caches statements itself.
 func (db *DB) Prepare(context.Context, string) (store.Stmt, error) { return nil, nil }
@@ -198,30 +203,93 @@ func rebindDollar(q string) string {
 	return b.String()
 }
 
-// pgExec adapts pgx to store.Execer.
+// pgExec adapts pgx to store.Execer. A statement that fails because its
+// connection broke (brokenConn: the server or the network closed it, as a
+// restart or a failover does, and then the pool's other connections too)
+// fails with store.ErrConnection, after the pool's connections are closed
+// (outside a transaction), so that the next statements get new ones; a
+// read (retry) runs once more first, on a new connection.
 type pgExec struct {
-	q  querier
-	rb *rebinder
+	q     querier
+	rb    *rebinder
+	pool  *pgxpool.Pool // nil in a transaction
+	retry bool
+}
+
+// failed returns whether a statement that failed with err on try (0: the
+// first) runs again (a read, once), and else the error it returns: err,
+// marked store.ErrConnection when its connection broke, after the pool's
+// connections are closed.
+func (e pgExec) failed(ctx context.Context, try int, err error) (bool, error) {
+	if !brokenConn(ctx, err) {
+		return false, err
+	}
+	if e.pool != nil {
+		e.pool.Reset()
+		if e.retry && try == 0 {
+			return true, err
+		}
+	}
+	return false, fmt.Errorf("%w: %w", store.ErrConnection, err)
 }
 
 func (e pgExec) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	tag, err := e.q.Exec(ctx, e.rb.get(query), args...)
-	if err != nil {
+	if _, err := e.failed(ctx, 1, err); err != nil { // a write does not run again
 		return 0, err
 	}
 	return tag.RowsAffected(), nil
 }
 
 func (e pgExec) Query(ctx context.Context, query string, args ...any) (store.Rows, error) {
-	r, err := e.q.Query(ctx, e.rb.get(query), args...)
-	if err != nil {
-		return nil, err
+	for try := 0; ; try++ {
+		r, err := e.q.Query(ctx, e.rb.get(query), args...)
+		if more, err := e.failed(ctx, try, err); !more {
+			if err != nil {
+				return nil, err
+			}
+			return r, nil
+		}
 	}
-	return r, nil
 }
 
 func (e pgExec) QueryRow(ctx context.Context, query string, args ...any) store.Scanner {
-	return e.q.QueryRow(ctx, e.rb.get(query), args...)
+	return pgRow{ctx: ctx, e: e, query: query, args: args}
+}
+
+// pgRow runs a single-row statement when scanned (see pgExec).
+type pgRow struct {
+	ctx   context.Context
+	e     pgExec
+	query string
+	args  []any
+}
+
+func (r pgRow) Scan(dest ...any) error {
+	for try := 0; ; try++ {
+		err := r.e.q.QueryRow(r.ctx, r.e.rb.get(r.query), r.args...).Scan(dest...)
+		if more, err := r.e.failed(r.ctx, try, err); !more {
+			return err
+		}
+	}
+}
+
+// brokenConn reports whether err ended a statement because its connection
+// broke rather than because of the statement: the connection closed under
+// it (EOF, reset, broken pipe, another network error), it could not be
+// used, or the server ended the session (SQLSTATE 57P01-57P05, as on
+// shutdown). A statement's own error (any other PostgreSQL error, no
+// rows, a scan), or the end of its context, is not.
+func brokenConn(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil || errors.Is(err, pgx.ErrNoRows) {
+		return false
+	}
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return strings.HasPrefix(pgErr.Code, "57P")
+	}
+	var netErr net.Error
+	return pgconn.SafeToRetry(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &netErr)
 }
 
 // txAdapter adapts pgx.Tx, River's riverpgxv5 transaction type.
@@ -230,7 +298,11 @@ type txAdapter struct {
 	rb   *rebinder
 }
 
-func (a txAdapter) Begin(ctx context.Context) (pgx.Tx, error)     { return a.pool.Begin(ctx) }
+func (a txAdapter) Begin(ctx context.Context) (pgx.Tx, error) {
+	tx, err := a.pool.Begin(ctx)
+	_, err = pgExec{pool: a.pool}.failed(ctx, 1, err)
+	return tx, err
+}
 func (a txAdapter) Commit(ctx context.Context, tx pgx.Tx) error   { return tx.Commit(ctx) }
 func (a txAdapter) Rollback(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) }
 func (a txAdapter) Exec(tx pgx.Tx) store.Execer                   { return pgExec{q: tx, rb: a.rb} }
