@@ -38,9 +38,10 @@ type Manager struct {
 
 	stopRescue func() // ends the rescue loop
 
-	mu      sync.Mutex
-	started bool
-	stopped bool
+	mu       sync.Mutex
+	started  bool
+	stopped  bool
+	stopDone chan struct{} // closed when Stop has returned
 }
 
 var _ Service = (*Manager)(nil)
@@ -221,18 +222,26 @@ func (m *Manager) Start(ctx context.Context) error {
 
 // Stop stops the workers, waiting for running work until ctx is done and
 // cancelling it then (cancelled jobs run again after the next Start), and
-// closes storage.
+// closes storage. A call while another stops the manager waits for it (or
+// for ctx) and returns nil; a call after it returns nil.
 func (m *Manager) Stop(ctx context.Context) error {
 	// The lock is not held while the work stops: a run that ends meanwhile
 	// asks Ready (a failed run checks for an outage), which takes it.
 	m.mu.Lock()
 	if m.stopped {
+		done := m.stopDone
 		m.mu.Unlock()
-		return nil
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	m.stopped = true
+	m.stopped, m.stopDone = true, make(chan struct{})
 	started, stopRescue := m.started, m.stopRescue
 	m.mu.Unlock()
+	defer close(m.stopDone)
 	var errs []error
 	if stopRescue != nil {
 		stopRescue()

@@ -199,7 +199,8 @@ func TestOutageRunWaits(t *testing.T) {
 
 // TestStopWhileARunFails: a run that fails while Stop waits for it asks
 // whether storage answers (Ready); Stop must not hold what Ready needs, or
-// both wait until Stop's context ends.
+// both wait until Stop's context ends. A second Stop meanwhile waits for
+// the first.
 func TestStopWhileARunFails(t *testing.T) {
 	eng := &bugEngine{gateEngine: &gateEngine{analyzeGate: make(chan struct{}), inAnalyze: make(chan string, 1)}}
 	m := testManager(t, t.TempDir(), eng, nil)
@@ -222,10 +223,22 @@ func TestStopWhileARunFails(t *testing.T) {
 	for m.Ready(ctx) == nil { // Stop has begun
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A second Stop waits for the first to end the work.
+	again := make(chan error, 1)
+	go func() { again <- m.Stop(ctx) }()
+	select {
+	case err := <-again:
+		t.Errorf("a second Stop returned (%v) while the first waited for the run", err)
+		again <- nil
+	case <-time.After(300 * time.Millisecond):
+	}
 	eng.bug.Store(true) // the planner fails the run once its analysis ends
 	close(eng.analyzeGate)
 	if err := <-stopped; err != nil {
 		t.Errorf("Stop: %v", err)
+	}
+	if err := <-again; err != nil {
+		t.Errorf("second Stop: %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Stop took %v while a run failed", d.Round(time.Millisecond))
