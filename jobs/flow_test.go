@@ -429,7 +429,8 @@ func crash(t *testing.T, m *Manager) {
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.stopped = true
+	m.stopped, m.stopDone = true, make(chan struct{})
+	defer close(m.stopDone) // a later Stop returns at once
 	if m.stopRescue != nil {
 		m.stopRescue()
 	}
