@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
@@ -292,6 +293,32 @@ func TestBinaryOutputFormats(t *testing.T) {
 	}
 }
 
+// TestBinaryDefaultOutput: without -o, cut writes FILE's name with
+// -autocut next to FILE (wherever it is run from), in FILE's format or
+// --format's, under the same rule against overwriting; an input whose
+// format autocut does not write needs -o or --format.
+func TestBinaryDefaultOutput(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "rec")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pausedTone(t, sub, "talk.wav", 8)
+	autocut(t, dir, "cut", "rec/talk.wav").want(t, "no -o", 0, "wrote "+filepath.Join("rec", "talk-autocut.wav"))
+	autocut(t, dir, "cut", "rec/talk.wav").want(t, "no -o again", 1, filepath.Join("rec", "talk-autocut.wav")+" exists; use -y to overwrite")
+	autocut(t, dir, "cut", "-y", "rec/talk.wav").want(t, "no -o, -y", 0, "wrote "+filepath.Join("rec", "talk-autocut.wav"))
+	autocut(t, sub, "cut", "--format", "mp3", "--timelines", "csv", "talk.wav").want(t, "no -o, --format mp3", 0, "wrote talk-autocut.mp3", "wrote talk-autocut.csv")
+	if d, kept := probeDur(t, filepath.Join(sub, "talk-autocut.wav")), keptSec(t, sub, "talk.wav"); math.Abs(d-kept) > 0.002 {
+		t.Errorf("talk-autocut.wav lasts %.3f s, want %.3f", d, kept)
+	}
+	if err := os.Rename(filepath.Join(sub, "talk.wav"), filepath.Join(sub, "talk.flac")); err != nil {
+		t.Fatal(err)
+	}
+	autocut(t, dir, "cut", "rec/talk.flac").want(t, "a .flac input", 2, "rec/talk.flac: autocut does not write .flac files; name the output with -o")
+	wantListing(t, dir, "rec")
+	wantListing(t, sub, "talk.flac", "talk-autocut.wav", "talk-autocut.mp3", "talk-autocut.csv")
+}
+
 // renderUntil starts `autocut cut` with args in dir and sends sigs once its
 // stderr reports the render 10% done; it returns the run's result.
 func renderUntil(t *testing.T, dir string, sigs []os.Signal, args ...string) result {
@@ -507,7 +534,7 @@ func TestBinaryHelpAndVersion(t *testing.T) {
 		if r.code != 0 || r.stderr != "" {
 			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
-		for _, s := range []string{"usage: autocut cut [flags] -o OUT FILE", "\n  -o file\n", "\n  --keep-silence duration\n", "\n  -y\n", "250ms"} {
+		for _, s := range []string{"usage: autocut cut [flags] [-o OUT] FILE", "\n  -o file\n", "talk-autocut.wav", "\n  --keep-silence duration\n", "\n  -y\n", "250ms"} {
 			if !strings.Contains(r.stdout, s) {
 				t.Errorf("%v: the help does not say %q:\n%s", args, s, r.stdout)
 			}

@@ -18,7 +18,7 @@ import (
 	"github.com/autocut-dev/autocut/transcribe"
 )
 
-// runCut implements `autocut cut [flags] -o OUT FILE`: analyse, plan and
+// runCut implements `autocut cut [flags] [-o OUT] FILE`: analyse, plan and
 // render the cut file (flags may also follow FILE), and write the asked
 // timelines next to it.
 func runCut(ctx context.Context, e env) error {
@@ -30,13 +30,14 @@ func runCut(ctx context.Context, e env) error {
 	var ow overwriteFlags
 	var tl timelineFlags
 	tcfg := transcribe.ConfigFromEnv()
-	c := newFlags("cut", "autocut cut [flags] -o OUT FILE",
+	c := newFlags("cut", "autocut cut [flags] [-o OUT] FILE",
 		"Writes FILE without its silences (and, with --transcribe, its filler words) to OUT, and the edit timelines\n"+
 			"asked with --timelines next to it. OUT's extension says the format (.mp3, .wav, .m4a, .mp4), or --format does;\n"+
-			"-o - writes to standard output. MP3 written to a stream (standard output, a pipe) is constant 192 kb/s:\n"+
-			"a stream cannot take the VBR header, written last at the front; a file's MP3 is VBR V2.\n"+
+			"without -o, OUT is FILE's name with -autocut, next to it, in FILE's format or --format's (talk.wav:\n"+
+			"talk-autocut.wav). -o - writes to standard output. MP3 written to a stream (standard output, a pipe) is\n"+
+			"constant 192 kb/s: a stream cannot take the VBR header, written last at the front; a file's MP3 is VBR V2.\n"+
 			"An existing OUT is replaced only with -y; OUT may never be FILE.")
-	c.StringVar(&out, "o", "", "output `file`, or - for standard output (required)")
+	c.StringVar(&out, "o", "", "output `file`, or - for standard output (default: FILE's name with -autocut, next to it)")
 	ow.register(c)
 	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension)", transcode.Formats(), &format)
 	f.register(c)
@@ -54,15 +55,17 @@ func runCut(ctx context.Context, e env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return flagError{"need exactly one FILE (autocut cut [flags] -o OUT FILE)"}
-	}
-	if out == "" {
-		return flagError{"-o OUT is required"}
+		return flagError{"need exactly one FILE (autocut cut [flags] [-o OUT] FILE)"}
 	}
 	if model != "" && !doTranscribe {
 		return usageError{fmt.Sprintf("--model %s: the model is for --transcribe; add --transcribe to cut filler words", model)}
 	}
 	in := pos[0]
+	if out == "" {
+		if out, err = defaultOutput(in, format); err != nil {
+			return err
+		}
+	}
 	if err := ow.check(); err != nil {
 		return err
 	}

@@ -79,9 +79,6 @@ func TestCutCommand(t *testing.T) {
 	if code := run(context.Background(), []string{"cut", "--timelines", "aaf", "-o", filepath.Join(dir, "z.wav"), in}, &out, &errb); code != 2 {
 		t.Errorf("unknown timeline kind: exit %d, want 2", code)
 	}
-	if code := run(context.Background(), []string{"cut", in}, &out, &errb); code != 2 {
-		t.Errorf("missing -o: exit %d, want 2", code)
-	}
 	if code := run(context.Background(), []string{"cut", "-o", filepath.Join(dir, "x.mp4"), in}, &out, &errb); code != 2 {
 		t.Errorf("mp4 from audio: exit %d, want 2 (%s)", code, errb.String())
 	}

@@ -17,7 +17,7 @@ import (
 // ("--threshold -5: allowed -70 to -10 dB"), not with the API's field name.
 type cmdFlags struct {
 	*flag.FlagSet
-	synopsis string // "autocut cut [flags] -o OUT FILE"
+	synopsis string // "autocut cut [flags] [-o OUT] FILE"
 	about    string // a paragraph under the synopsis
 	err      error  // the value error of the failed flag, worded for the user
 }

@@ -1,12 +1,12 @@
 // Command autocut removes silences and filler words from audio and video.
 //
-//	autocut serve      [flags]             run the v1 HTTP API server
-//	autocut analyze    [flags] FILE        print loudness, levels and the cut plan as JSON
-//	autocut cut        [flags] -o OUT FILE render the cut file (and timelines)
-//	autocut transcribe [flags] FILE        print the transcript and fillers as JSON
+//	autocut serve      [flags]                   run the v1 HTTP API server
+//	autocut analyze    [flags] FILE              print loudness, levels and the cut plan as JSON
+//	autocut cut        [flags] [-o OUT] FILE     render the cut file (and timelines)
+//	autocut transcribe [flags] FILE              print the transcript and fillers as JSON
 //	autocut models     list|pull NAME|path NAME  the whisper models in the user cache
-//	autocut help       [command]           print a command's flags
-//	autocut version                        print the version
+//	autocut help       [command]                 print a command's flags
+//	autocut version                              print the version
 //
 // The user's files are never harmed: cut refuses to write over its input
 // (compared by identity, through symlinks and relative paths) and over any
@@ -40,7 +40,7 @@ const usage = `usage: autocut <command> [flags] [FILE]
 commands:
   serve       run the v1 HTTP API server (default address :8080)
   analyze     print loudness, levels and the cut plan of FILE as JSON
-  cut         render FILE without its silences (-o OUT), and timelines
+  cut         render FILE without its silences (to FILE-autocut or -o OUT), and timelines
   transcribe  print the transcript and filler words of FILE as JSON
   models      list, pull or path the whisper models (autocut models pull base.en)
   help        print a command's flags: autocut help cut

@@ -44,17 +44,7 @@ func formatForOutput(out, format string) (string, error) {
 		return format, nil
 	}
 	ext := strings.ToLower(filepath.Ext(out))
-	byExt := ""
-	switch ext {
-	case ".mp3":
-		byExt = "mp3"
-	case ".wav":
-		byExt = "wav"
-	case ".m4a":
-		byExt = "m4a"
-	case ".mp4", ".mov":
-		byExt = "mp4"
-	}
+	byExt := formatByExt(out)
 	switch {
 	case format == "" && byExt == "":
 		what := fmt.Sprintf("autocut does not write %s files", ext)
@@ -73,6 +63,36 @@ func formatForOutput(out, format string) (string, error) {
 			strings.TrimSuffix(out, filepath.Ext(out))+transcode.Ext(format))}
 	}
 	return format, nil
+}
+
+// formatByExt returns the format a file named name is written in, by its
+// extension (.mp3, .wav, .m4a, .mp4 or .mov); "" for any other.
+func formatByExt(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".mp3":
+		return "mp3"
+	case ".wav":
+		return "wav"
+	case ".m4a":
+		return "m4a"
+	case ".mp4", ".mov":
+		return "mp4"
+	}
+	return ""
+}
+
+// defaultOutput returns the output of cut without -o: the input's name
+// with -autocut (transcode.OutputName), next to it, in the format asked or
+// else the input's own (by its extension; an input of another kind needs
+// -o or --format).
+func defaultOutput(in, format string) (string, error) {
+	if format == "" {
+		if format = formatByExt(in); format == "" {
+			return "", usageError{fmt.Sprintf("%s: autocut does not write %s files; name the output with -o (.mp3, .wav, .m4a or .mp4), or give --format (%s)",
+				in, strings.ToLower(filepath.Ext(in)), strings.Join(transcode.Formats(), ", "))}
+		}
+	}
+	return filepath.Join(filepath.Dir(in), transcode.OutputName(filepath.Base(in), format)), nil
 }
 
 // outputCheck is what checkOutput found about a path to write.
