@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/autocut-dev/autocut/dsp"
@@ -169,16 +170,20 @@ func printSummary(w io.Writer, a *dsp.Analysis, p *plan.Plan, perr error, f anal
 		fmt.Fprintf(&b, "No plan: %v.", perr)
 	default:
 		s := p.Stats
-		cuts := "cuts"
-		if s.CutsCount == 1 {
-			cuts = "cut"
-		}
-		fmt.Fprintf(&b, "The %s preset makes %d %s, saving %s (%.1f%%): %s remain.", preset, s.CutsCount, cuts, clock(s.SavedSec), s.SavedPct, clock(s.FinalSec))
+		fmt.Fprintf(&b, "The %s preset makes %s, saving %s (%.1f%%): %s remain.", preset, counted(s.CutsCount, "cut"), clock(s.SavedSec), s.SavedPct, clock(s.FinalSec))
 	}
 	if len(timelines) > 0 {
 		fmt.Fprintf(&b, " Wrote %s.", strings.Join(timelines, ", "))
 	}
 	fmt.Fprintln(w, b.String())
+}
+
+// counted says n nouns: "1 cut", "3 cuts".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // clock formats seconds as "4.2 s" under a minute, "1:02:03" or "12:34" above.

@@ -261,3 +261,12 @@ func TestAnalyzePauseWarningFollowsPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestCounted: the summaries say "1 cut", not "1 cuts".
+func TestCounted(t *testing.T) {
+	for n, want := range map[int]string{0: "0 cuts", 1: "1 cut", 2: "2 cuts", 12: "12 cuts"} {
+		if got := counted(n, "cut"); got != want {
+			t.Errorf("counted(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -245,8 +245,8 @@ func runCut(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %s: %s -> %s (%d cuts, %.1f%% saved), %s %s\n", name,
-		clock(p.Stats.OriginalSec), clock(res.Duration), p.Stats.CutsCount, p.Stats.SavedPct, res.Format, humanBytes(res.Size))
+	fmt.Fprintf(e.stderr, "wrote %s: %s -> %s (%s, %.1f%% saved), %s %s\n", name,
+		clock(p.Stats.OriginalSec), clock(res.Duration), counted(p.Stats.CutsCount, "cut"), p.Stats.SavedPct, res.Format, humanBytes(res.Size))
 	files, err := tl.write(st, tlDir, in, p.Keep, a.Input, func(err error) {
 		fmt.Fprintf(e.stderr, "autocut cut: warning: %v\n", err)
 	})
