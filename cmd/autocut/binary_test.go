@@ -315,8 +315,12 @@ func TestBinaryDefaultOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	autocut(t, dir, "cut", "rec/talk.flac").want(t, "a .flac input", 2, "rec/talk.flac: autocut does not write .flac files; name the output with -o")
+	if err := os.Rename(filepath.Join(sub, "talk.flac"), filepath.Join(sub, "talk")); err != nil {
+		t.Fatal(err)
+	}
+	autocut(t, dir, "cut", "rec/talk").want(t, "an input with no extension", 2, "rec/talk: the name has no extension; name the output with -o")
 	wantListing(t, dir, "rec")
-	wantListing(t, sub, "talk.flac", "talk-autocut.wav", "talk-autocut.mp3", "talk-autocut.csv")
+	wantListing(t, sub, "talk", "talk-autocut.wav", "talk-autocut.mp3", "talk-autocut.csv")
 }
 
 // renderUntil starts `autocut cut` with args in dir and sends sigs once its

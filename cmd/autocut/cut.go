@@ -39,7 +39,7 @@ func runCut(ctx context.Context, e env) error {
 			"An existing OUT is replaced only with -y; OUT may never be FILE.")
 	c.StringVar(&out, "o", "", "output `file`, or - for standard output (default: FILE's name with -autocut, next to it)")
 	ow.register(c)
-	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension)", transcode.Formats(), &format)
+	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension, or without -o FILE's)", transcode.Formats(), &format)
 	f.register(c)
 	c.choice("normalize", "loudness `target`: none, podcast (-16 LUFS), youtube (-14 LUFS) (default: the preset's)",
 		transcode.Normalizations(), &normalize)

@@ -88,8 +88,12 @@ func formatByExt(name string) string {
 func defaultOutput(in, format string) (string, error) {
 	if format == "" {
 		if format = formatByExt(in); format == "" {
-			return "", usageError{fmt.Sprintf("%s: autocut does not write %s files; name the output with -o (.mp3, .wav, .m4a or .mp4), or give --format (%s)",
-				in, strings.ToLower(filepath.Ext(in)), strings.Join(transcode.Formats(), ", "))}
+			what := fmt.Sprintf("autocut does not write %s files", strings.ToLower(filepath.Ext(in)))
+			if filepath.Ext(in) == "" {
+				what = "the name has no extension"
+			}
+			return "", usageError{fmt.Sprintf("%s: %s; name the output with -o (.mp3, .wav, .m4a or .mp4), or give --format (%s)",
+				in, what, strings.Join(transcode.Formats(), ", "))}
 		}
 	}
 	return filepath.Join(filepath.Dir(in), transcode.OutputName(filepath.Base(in), format)), nil
