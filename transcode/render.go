@@ -96,7 +96,7 @@ func (o Options) Validate(info dsp.Info) error {
 // to out only when complete (after an fsync), so out never holds a partial
 // file: on error or cancellation the temporary file is removed and an
 // existing out is left as it was; when complete, an existing out is
-// replaced. Unlike RenderTo, the encoder may seek in its output: MP3 carries
+// replaced, and the new file takes its permissions. Unlike RenderTo, the encoder may seek in its output: MP3 carries
 // its Xing/LAME tag (exact gapless length, VBR seek table) and M4A/MP4 keep
 // their index at the front (faststart). Result.Duration is measured on the
 // written file.
@@ -141,6 +141,10 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 		if res.Duration, err = probeDuration(ctx, o, tmp.Name()); err != nil {
 			return nil, err
 		}
+	}
+	// A file replaced keeps its permissions, as sed -i does.
+	if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
+		_ = os.Chmod(tmp.Name(), st.Mode().Perm())
 	}
 	if err := os.Rename(tmp.Name(), out); err != nil {
 		return nil, fmt.Errorf("render: %w", err)

@@ -150,7 +150,7 @@ func TestRenderReplacesOnlyWhenComplete(t *testing.T) {
 	p := planOf(3, dsp.Range{Start: 0, End: 2})
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.mp3")
-	if err := os.WriteFile(out, []byte("the user's previous file"), 0o644); err != nil {
+	if err := os.WriteFile(out, []byte("the user's previous file"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// A failing encoder leaves the existing file as it was, and no temporary file.
@@ -171,6 +171,11 @@ func TestRenderReplacesOnlyWhenComplete(t *testing.T) {
 	}
 	if d := ffprobeDuration(t, out); math.Abs(d-2) > 0.06 {
 		t.Errorf("replaced out lasts %.3f s, want 2", d)
+	}
+	if st, err := os.Stat(out); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o600 {
+		t.Errorf("replaced out: mode %v; want the replaced file's 0600", st.Mode().Perm())
 	}
 	assertDir(t, dir, "out.mp3")
 	// A plan past the input's end (the input shrank since its analysis) is

@@ -203,7 +203,7 @@ func TestBinaryNeverOverwritesWithoutY(t *testing.T) {
 	dir := t.TempDir()
 	in := pausedTone(t, dir, "talk.wav", 8)
 	out := filepath.Join(dir, "out.mp3")
-	if err := os.WriteFile(out, []byte("the user's earlier work"), 0o644); err != nil {
+	if err := os.WriteFile(out, []byte("the user's earlier work"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	unchanged := func(what string) {
@@ -230,6 +230,11 @@ func TestBinaryNeverOverwritesWithoutY(t *testing.T) {
 	// ffprobe counts the encoder's delay and padding: about 0.09 s at 16 kHz.
 	if d, kept := probeDur(t, out), keptSec(t, dir, "talk.wav"); d < kept-0.002 || d > kept+0.1 {
 		t.Errorf("the replaced out.mp3 lasts %.3f s, want %.3f", d, kept)
+	}
+	if st, err := os.Stat(out); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o600 {
+		t.Errorf("the replaced out.mp3 has mode %v; want its earlier 0600", st.Mode().Perm())
 	}
 
 	// Timelines: the same rule, checked before any work.

@@ -227,6 +227,11 @@ func (s *stager) commit(staged, final string) error {
 		}
 	}
 	if s.overwrite {
+		// The file replaced keeps its permissions, as sed -i does (a new
+		// file gets the umask's).
+		if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() {
+			_ = os.Chmod(staged, st.Mode().Perm())
+		}
 		if err := os.Rename(staged, final); err != nil {
 			return fmt.Errorf("write %s: %w", final, err)
 		}
