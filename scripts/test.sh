@@ -56,9 +56,9 @@ go test -race -count=1 -timeout 10m -run 'TestAnalyzeMatchesWrite|TestAnalyzeSou
 go test -race -count=1 -timeout 10m -run 'TestRenderWAVIsSampleAccurateAndClickFree|TestRenderErrors|TestRenderToWAVMatchesRenderByteForByte|TestRenderReplacesOnlyWhenComplete' ./transcode
 
 # Fuzz smoke: every Fuzz target of the module, AUTOCUT_FUZZTIME each
-# (default 20s). Targets are listed per package by go test -list, so new
+# (default 10s). Targets are listed per package by go test -list, so new
 # ones run without changing this script.
-fuzztime="${AUTOCUT_FUZZTIME:-20s}"
+fuzztime="${AUTOCUT_FUZZTIME:-10s}"
 for pkg in $(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "fuzz $pkg $target ($fuzztime)" >&2
