@@ -498,3 +498,71 @@ func BenchmarkDecodeMP3(b *testing.B) {
 		})
 	}
 }
+
+// TestVideoAudioAlignedToFirstFrame: a video's decoded audio starts at its
+// first frame, whichever stream the file starts with, so that a time in
+// the analysis is the same time in the picture (the render picks frames
+// counted from the first). The audio holds a tone from 1 s on; the
+// containers shift it (or the picture) as recorders and muxers do.
+func TestVideoAudioAlignedToFirstFrame(t *testing.T) {
+	audio := []string{"-f", "lavfi", "-i", "sine=f=1000:d=1.5,adelay=1000:all=1"}
+	video := []string{"-f", "lavfi", "-i", "color=black:size=64x64:rate=25:duration=4"}
+	x264 := []string{"-c:v", "libx264", "-preset", "ultrafast"}
+	mux := func(name string, audioAt, videoAt string, enc ...string) string {
+		var args []string
+		if videoAt != "" {
+			args = append(args, "-itsoffset", videoAt)
+		}
+		args = append(args, video...)
+		if audioAt != "" {
+			args = append(args, "-itsoffset", audioAt)
+		}
+		args = append(append(args, audio...), "-map", "0:v", "-map", "1:a")
+		return ffmpegGen(t, name, append(append(args, x264...), enc...)...)
+	}
+	aac := []string{"-c:a", "aac", "-movflags", "+faststart"}
+	opus := []string{"-c:a", "libopus"}
+	for _, c := range []struct {
+		name string
+		path string
+		want float64 // the tone's onset after the first frame, s
+		tol  float64
+	}{
+		{"mp4, audio with the picture", mux("a.mp4", "", "", aac...), 1.0, 0.003},
+		{"mp4, audio 1 s late", mux("b.mp4", "1.0", "", aac...), 2.0, 0.003},
+		{"mp4, audio 50 ms late", mux("c.mp4", "0.05", "", aac...), 1.05, 0.003},
+		// Matroska keeps each stream's first timestamp (in ms); the Opus
+		// encoder's delay puts the audio 7 ms before it and the picture
+		// 7 ms after.
+		{"mkv, audio with the picture", mux("e.mkv", "", "", opus...), 0.993, 0.002},
+		{"mkv, audio 0.5 s late", mux("f.mkv", "0.5", "", opus...), 1.493, 0.002},
+		{"mkv, picture 0.5 s late", mux("d.mkv", "", "0.5", opus...), 0.473, 0.002},
+		{"m4a, no picture", ffmpegGen(t, "g.m4a", append(audio, aac...)...), 1.0, 0.003},
+	} {
+		b, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range []struct {
+			how string
+			r   io.Reader
+		}{{"file", f}, {"stream", streamOnly(b)}} {
+			s, err := FFmpegDecoder{}.Decode(context.Background(), in.r, filepath.Base(c.path))
+			if err != nil {
+				t.Fatalf("%s (%s): %v", c.name, in.how, err)
+			}
+			x := decodeAll(t, s)
+			s.Close()
+			got := onset(x, s.Format().Channels, s.Format().SampleRate, 0.05)
+			t.Logf("%s (%s): the tone starts %.4f s after the first frame", c.name, in.how, got)
+			if math.Abs(got-c.want) > c.tol {
+				t.Errorf("%s (%s): the tone starts %.4f s after the first frame, want %.3f", c.name, in.how, got, c.want)
+			}
+		}
+		f.Close()
+	}
+}

@@ -24,7 +24,10 @@ import (
 
 // FFmpegDecoder decodes anything ffmpeg reads (m4a/AAC, FLAC, Ogg, Opus, mp4,
 // mov, mkv, webm, ...) by piping the first audio stream as f32le (never s16,
-// which would clip overs) at its native rate and channel count.
+// which would clip overs) at its native rate and channel count. A video's
+// audio is aligned to its first frame: a stream that starts later is
+// preceded by silence, one that starts earlier loses what comes before, so
+// that a time in the decoded audio is the same time in the picture.
 type FFmpegDecoder struct {
 	FFmpeg  string // path of ffmpeg; "" means "ffmpeg" on PATH
 	FFprobe string // path of ffprobe; "" means "ffprobe" on PATH
@@ -63,13 +66,15 @@ type probeJSON struct {
 		AvgFrameRate  string            `json:"avg_frame_rate"`
 		NbFrames      string            `json:"nb_frames"`
 		Duration      string            `json:"duration"`
+		StartTime     string            `json:"start_time"`
 		Tags          map[string]string `json:"tags"`
 		Disposition   map[string]int    `json:"disposition"`
 	} `json:"streams"`
 	Format struct {
-		Name     string            `json:"format_name"`
-		Duration string            `json:"duration"`
-		Tags     map[string]string `json:"tags"`
+		Name      string            `json:"format_name"`
+		Duration  string            `json:"duration"`
+		StartTime string            `json:"start_time"`
+		Tags      map[string]string `json:"tags"`
 	} `json:"format"`
 }
 
@@ -85,7 +90,8 @@ func (d FFmpegDecoder) Probe(ctx context.Context, path string) (Info, error) {
 	if _, err := os.Stat(path); err != nil {
 		return Info{}, err
 	}
-	return d.probe(ctx, path, nil, filepath.Base(path))
+	info, _, err := d.probe(ctx, path, nil, filepath.Base(path))
+	return info, err
 }
 
 // ffprobeHeadLen is how much of a stream ffprobe sees when the input is
@@ -100,10 +106,10 @@ var headDurationFormats = map[string]bool{"mp4": true, "matroska": true, "flac":
 // probeHead asks ffprobe what a stream holds from its first bytes. The
 // duration is kept only where the container's header states it (0 means
 // unknown until decoded); an MP3's comes from its Xing/LAME tag.
-func (d FFmpegDecoder) probeHead(ctx context.Context, head []byte, name string) (Info, error) {
-	info, err := d.probe(ctx, "pipe:0", bytes.NewReader(head), name)
+func (d FFmpegDecoder) probeHead(ctx context.Context, head []byte, name string) (Info, float64, error) {
+	info, video, err := d.probe(ctx, "pipe:0", bytes.NewReader(head), name)
 	if err != nil {
-		return Info{}, err
+		return Info{}, 0, err
 	}
 	if !headDurationFormats[info.Format] {
 		info.Duration = 0
@@ -111,13 +117,24 @@ func (d FFmpegDecoder) probeHead(ctx context.Context, head []byte, name string) 
 			info.Duration = sec
 		}
 	}
-	return info, nil
+	return info, video, nil
 }
 
-// probe runs ffprobe on input (a path, or "pipe:0" reading stdin).
-func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader, name string) (Info, error) {
+// probe runs ffprobe on input (a path, or "pipe:0" reading stdin). For a
+// video it also returns when its first frame comes (seconds) on the
+// timeline ffmpeg decodes on, which starts at the earliest stream: the time
+// the decoded audio is aligned to (alignFilter); NaN when unknown.
+func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader, name string) (Info, float64, error) {
+	info, video, err := d.probeInfo(ctx, input, stdin, name)
+	if err != nil || info.Type != "video" {
+		video = math.NaN()
+	}
+	return info, video, err
+}
+
+func (d FFmpegDecoder) probeInfo(ctx context.Context, input string, stdin io.Reader, name string) (Info, float64, error) {
 	if _, err := exec.LookPath(d.ffprobe()); err != nil {
-		return Info{}, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
+		return Info{}, 0, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
 	cmd := proc.Command(ctx, d.ffprobe(), "-v", "error", "-show_streams", "-show_format", "-of", "json", input)
 	cmd.Stdin = stdin
@@ -125,7 +142,7 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if ctx.Err() != nil {
-		return Info{}, ctx.Err()
+		return Info{}, 0, ctx.Err()
 	}
 	var pr probeJSON
 	jerr := json.Unmarshal(out, &pr)
@@ -133,12 +150,13 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 	case err != nil && (stdin == nil || jerr != nil || len(pr.Streams) == 0):
 		// (A probe of a stream's head may end in an error about the
 		// truncation after it has described the streams: that is fine.)
-		return Info{}, fmt.Errorf("%w: ffprobe cannot read %s: %s", ErrUnsupportedFormat, name, tail.Lines(stderr.String(), 3))
+		return Info{}, 0, fmt.Errorf("%w: ffprobe cannot read %s: %s", ErrUnsupportedFormat, name, tail.Lines(stderr.String(), 3))
 	case jerr != nil:
-		return Info{}, fmt.Errorf("%w: ffprobe output: %v", ErrUnsupportedFormat, jerr)
+		return Info{}, 0, fmt.Errorf("%w: ffprobe output: %v", ErrUnsupportedFormat, jerr)
 	}
 	info := Info{Name: name, Type: "audio", Format: containerName(pr.Format.Name), Frames: -1}
 	info.Duration, _ = strconv.ParseFloat(pr.Format.Duration, 64)
+	video := math.NaN()
 	audio := -1
 	for i, s := range pr.Streams {
 		switch s.CodecType {
@@ -157,6 +175,7 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 					info.FrameRate = avg
 				}
 				info.VideoFrames, _ = strconv.ParseInt(s.NbFrames, 10, 64)
+				video = startAfter(s.StartTime, pr.Format.StartTime)
 				info.Width, info.Height = s.Width, s.Height
 				if rotatedQuarter(s.Tags["rotate"], s.SideData) {
 					info.Width, info.Height = s.Height, s.Width
@@ -177,13 +196,13 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 		info.StartTimecode = parseTimecode(tc, info.FrameRate)
 	}
 	if audio < 0 {
-		return Info{}, fmt.Errorf("%w: %s (%s) has no audio stream", ErrUnsupportedFormat, info.Name, info.Format)
+		return Info{}, 0, fmt.Errorf("%w: %s (%s) has no audio stream", ErrUnsupportedFormat, info.Name, info.Format)
 	}
 	a := pr.Streams[audio]
 	if a.CodecName == "" || a.CodecName == "none" {
 		// ffprobe describes a stream it has no decoder for (a WAV with
 		// format tag 0 or 0 bits per sample): ffmpeg would fail on it.
-		return Info{}, fmt.Errorf("%w: %s: audio stream in a codec ffmpeg cannot decode (tag %s)", ErrUnsupportedFormat, info.Name, a.CodecTag)
+		return Info{}, 0, fmt.Errorf("%w: %s: audio stream in a codec ffmpeg cannot decode (tag %s)", ErrUnsupportedFormat, info.Name, a.CodecTag)
 	}
 	info.Codec = a.CodecName
 	info.SampleRate, _ = strconv.Atoi(a.SampleRate)
@@ -194,12 +213,38 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 		info.BitsPerSample = a.BitsPerSample
 	}
 	if info.SampleRate <= 0 || info.Channels <= 0 || info.Channels > 8 {
-		return Info{}, fmt.Errorf("%w: %s: audio stream with %d channels at %q Hz", ErrUnsupportedFormat, info.Name, info.Channels, a.SampleRate)
+		return Info{}, 0, fmt.Errorf("%w: %s: audio stream with %d channels at %q Hz", ErrUnsupportedFormat, info.Name, info.Channels, a.SampleRate)
 	}
 	if info.Duration <= 0 {
 		info.Duration, _ = strconv.ParseFloat(a.Duration, 64)
 	}
-	return info, nil
+	return info, video, nil
+}
+
+// startAfter returns how long after the input's start (ffprobe's format
+// start_time, the earliest stream's) a stream starts, from their
+// start_time strings; 0 when either is missing.
+func startAfter(stream, format string) float64 {
+	st, err1 := strconv.ParseFloat(stream, 64)
+	ft, err2 := strconv.ParseFloat(format, 64)
+	if err1 != nil || err2 != nil || math.IsNaN(st-ft) || math.IsInf(st-ft, 0) {
+		return 0
+	}
+	return max(st-ft, 0)
+}
+
+// alignFilter is the audio filter that aligns a video's decoded audio to
+// its first frame, video seconds after the start of ffmpeg's timeline
+// (probe), at rate Hz: the resampler (at the same rate) fills the time
+// before the audio's first sample with silence, or drops the samples
+// before the frame, from the decoder's own timestamps (they account for
+// an encoder's priming samples, which the streams' start times do not).
+// Nothing for an input with no video.
+func alignFilter(video float64, rate int) string {
+	if math.IsNaN(video) || rate <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("aresample=async=1:first_pts=%d", int64(math.Round(video*float64(rate))))
 }
 
 // rotatedQuarter reports whether a video stream is stored turned by 90 or
@@ -301,20 +346,29 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 		// ffprobe and ffmpeg run side by side (ffprobe costs a process
 		// start and a read of the headers): ffmpeg's WAV header gives the
 		// samples' format, ffprobe the rest of Info.
+		// A video's audio is aligned to its first frame, which ffprobe
+		// tells: ffmpeg starts again, with the filter, once it has.
 		type probed struct {
-			info Info
-			err  error
+			info  Info
+			video float64
+			err   error
 		}
 		pc := make(chan probed, 1)
 		go func() {
-			info, err := d.probe(ctx, path, nil, name)
-			pc <- probed{info, err}
+			info, video, err := d.probe(ctx, path, nil, name)
+			pc <- probed{info, video, err}
 		}()
-		st, err := d.start(ctx, path, nil, "")
+		st, err := d.start(ctx, path, nil, "", "")
+		p := <-pc
+		if p.err == nil && err == nil {
+			if af := alignFilter(p.video, p.info.SampleRate); af != "" {
+				st.Close()
+				st, err = d.start(ctx, path, nil, "", af)
+			}
+		}
 		if st != nil {
 			st.dec, st.path = d, path
 		}
-		p := <-pc
 		if p.err != nil {
 			if st != nil {
 				st.Close()
@@ -337,11 +391,11 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 	if NeedsSeek(head) {
 		return nil, fmt.Errorf("%s: %w: decode it from a file", name, ErrNotStreamable)
 	}
-	info, err := d.probeHead(ctx, head, name)
+	info, video, err := d.probeHead(ctx, head, name)
 	if err != nil {
 		return nil, err
 	}
-	st, err := d.start(ctx, "pipe:0", br, "")
+	st, err := d.start(ctx, "pipe:0", br, "", alignFilter(video, info.SampleRate))
 	if err != nil {
 		return nil, err
 	}
@@ -361,9 +415,9 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 // start runs ffmpeg on input (a path, or "pipe:0" fed from stdin; read
 // as inFormat unless that is ""),
 // decoding its first audio stream to 32-bit float WAV (in the stream's own
-// rate and channels, which the header says) on a pipe. The caller reads
-// the header with ready.
-func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader, inFormat string) (*ffmpegStream, error) {
+// rate and channels, which the header says), through the audio filter af
+// unless that is "", on a pipe. The caller reads the header with ready.
+func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader, inFormat, af string) (*ffmpegStream, error) {
 	if _, err := exec.LookPath(d.ffmpeg()); err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
@@ -376,9 +430,11 @@ func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader,
 	if inFormat != "" {
 		args = append(args, "-f", inFormat)
 	}
-	args = append(args, "-i", input)
-	s.cmd = proc.Command(s.ctx, d.ffmpeg(), append(args,
-		"-map", "0:a:0", "-vn", "-sn", "-dn", "-f", "wav", "-acodec", "pcm_f32le", "-bitexact", "-")...)
+	args = append(args, "-i", input, "-map", "0:a:0", "-vn", "-sn", "-dn")
+	if af != "" {
+		args = append(args, "-af", af)
+	}
+	s.cmd = proc.Command(s.ctx, d.ffmpeg(), append(args, "-f", "wav", "-acodec", "pcm_f32le", "-bitexact", "-")...)
 	s.cmd.Stdin = stdin
 	s.cmd.Stderr = &s.stderr
 	pr, pw, err := samplePipe()

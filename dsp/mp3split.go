@@ -233,7 +233,7 @@ func (s *ffmpegStream) decodeFrom(ctx context.Context, off, limit int64) (Source
 	if err != nil || strings.ContainsAny(abs, ",:\n") {
 		return nil, nil, fmt.Errorf("dsp: %q: no subfile URL", s.path)
 	}
-	b, err := s.dec.start(ctx, fmt.Sprintf("subfile,,start,%d,end,0,,:file:%s", off, abs), nil, "mp3")
+	b, err := s.dec.start(ctx, fmt.Sprintf("subfile,,start,%d,end,0,,:file:%s", off, abs), nil, "mp3", "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,7 +275,7 @@ func (s *ffmpegStream) again(ctx context.Context) (Source, func(), error) {
 // restart starts another ffmpeg with s's decoder on input (read as
 // inFormat unless ""), yielding at most limit frames (0: all).
 func (s *ffmpegStream) restart(ctx context.Context, input, inFormat string, limit int64) (Source, func(), error) {
-	b, err := s.dec.start(ctx, input, nil, inFormat)
+	b, err := s.dec.start(ctx, input, nil, inFormat, "")
 	if err != nil {
 		return nil, nil, err
 	}
