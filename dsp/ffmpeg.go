@@ -123,16 +123,9 @@ func (d FFmpegDecoder) probeHead(ctx context.Context, head []byte, name string) 
 // probe runs ffprobe on input (a path, or "pipe:0" reading stdin). For a
 // video it also returns when its first frame comes (seconds) on the
 // timeline ffmpeg decodes on, which starts at the earliest stream: the time
-// the decoded audio is aligned to (alignFilter); NaN when unknown.
+// the decoded audio is aligned to (alignFilter); NaN for an input with no
+// video.
 func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader, name string) (Info, float64, error) {
-	info, video, err := d.probeInfo(ctx, input, stdin, name)
-	if err != nil || info.Type != "video" {
-		video = math.NaN()
-	}
-	return info, video, err
-}
-
-func (d FFmpegDecoder) probeInfo(ctx context.Context, input string, stdin io.Reader, name string) (Info, float64, error) {
 	if _, err := exec.LookPath(d.ffprobe()); err != nil {
 		return Info{}, 0, fmt.Errorf("%w (%v)", ErrFFmpegMissing, err)
 	}
