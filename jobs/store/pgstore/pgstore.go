@@ -216,17 +216,22 @@ type pgExec struct {
 	retry bool
 }
 
+// lastTry is the try (counted from 0) after which a statement whose
+// connection broke fails: a read runs twice at most; a write, or a
+// transaction's Begin, is on its last try at once (it may have committed).
+const lastTry = 1
+
 // failed returns whether a statement that failed with err on try (0: the
-// first) runs again (a read, once), and else the error it returns: err,
-// marked store.ErrConnection when its connection broke, after the pool's
-// connections are closed.
+// first) runs again (a read, before lastTry), and else the error it
+// returns: err, marked store.ErrConnection when its connection broke,
+// after the pool's connections are closed.
 func (e pgExec) failed(ctx context.Context, try int, err error) (bool, error) {
 	if !brokenConn(ctx, err) {
 		return false, err
 	}
 	if e.pool != nil {
 		e.pool.Reset()
-		if e.retry && try == 0 {
+		if e.retry && try < lastTry {
 			return true, err
 		}
 	}
@@ -235,7 +240,7 @@ func (e pgExec) failed(ctx context.Context, try int, err error) (bool, error) {
 
 func (e pgExec) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	tag, err := e.q.Exec(ctx, e.rb.get(query), args...)
-	if _, err := e.failed(ctx, 1, err); err != nil { // a write does not run again
+	if _, err := e.failed(ctx, lastTry, err); err != nil { // a write does not run again
 		return 0, err
 	}
 	return tag.RowsAffected(), nil
@@ -300,7 +305,7 @@ type txAdapter struct {
 
 func (a txAdapter) Begin(ctx context.Context) (pgx.Tx, error) {
 	tx, err := a.pool.Begin(ctx)
-	_, err = pgExec{pool: a.pool}.failed(ctx, 1, err)
+	_, err = pgExec{pool: a.pool}.failed(ctx, lastTry, err)
 	return tx, err
 }
 func (a txAdapter) Commit(ctx context.Context, tx pgx.Tx) error   { return tx.Commit(ctx) }
