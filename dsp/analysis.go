@@ -1,5 +1,7 @@
 package dsp
 
+import "slices"
+
 // Loudness holds EBU R128 measurements. Values are LUFS, LU or dB;
 // -inf (math.Inf(-1)) where the programme is silent.
 type Loudness struct {
@@ -26,6 +28,23 @@ type Envelope struct {
 	// level (VoiceLoud), that the network heard as speech: at most
 	// 40, from the first 300 such frames it hears (see voice.go).
 	VoiceHeard int `json:"-"`
+	// BandFrames lists the frames whose spectrum was measured (those the
+	// voice network classified; see bands.go), ascending, and Bands holds
+	// their band levels as BandCode gives them: BandCount codes each, frame
+	// BandFrames[k] at Bands[k*BandCount:(k+1)*BandCount]. Empty when none
+	// was measured, or unknown.
+	BandFrames []int32 `json:"-"`
+	Bands      []uint8 `json:"-"`
+}
+
+// FrameBands returns the band codes of frame i (BandCount of them), or
+// nil where its spectrum was not measured.
+func (e *Envelope) FrameBands(i int) []uint8 {
+	k, ok := slices.BinarySearch(e.BandFrames, int32(i))
+	if !ok || len(e.Bands) < (k+1)*BandCount {
+		return nil
+	}
+	return e.Bands[k*BandCount : (k+1)*BandCount]
 }
 
 // Frames returns the number of envelope frames.

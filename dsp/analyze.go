@@ -329,6 +329,9 @@ func (a *Analyzer) analysis(info Info) *Analysis {
 	}
 	lvl := EstimateLevels(a.rms)
 	env := Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv, Voice: a.voice.out, VoiceHeard: a.voice.heard}
+	if len(a.voice.out) == len(a.rms) {
+		env.BandFrames, env.Bands = a.voice.bandFrames, a.voice.bands
+	}
 	thr, warn := pauseCheck(&env, lvl)
 	an := &Analysis{
 		Input:         info,

@@ -36,6 +36,12 @@ func sampleAnalysis(frames int) *Analysis {
 		a.Warnings = []string{"no pauses found: a test"}
 		a.Envelope.VoiceHeard = 37
 	}
+	for i := 0; i < frames; i += 3 {
+		a.Envelope.BandFrames = append(a.Envelope.BandFrames, int32(i))
+		for k := range BandCount {
+			a.Envelope.Bands = append(a.Envelope.Bands, uint8(1+(i+k)%255))
+		}
+	}
 	return a
 }
 
@@ -94,6 +100,7 @@ func TestAnalysisCodecReadsStoredBlobs(t *testing.T) {
 	want.Blocks = nil
 	want.Envelope.Voice = nil // version 1 had no voice classification
 	want.Envelope.VoiceHeard = 0
+	want.Envelope.BandFrames, want.Envelope.Bands = nil, nil
 	want.Warnings = nil
 	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("stored blob (-want +got):\n%s", diff)
@@ -116,7 +123,23 @@ func TestAnalysisCodecCorrupt(t *testing.T) {
 		"header":    full[:20],
 		"huge":      huge,
 		"no voice":  full[:len(full)-500],
-		"version 4": append([]byte("ACAN\x04\x00\x00\x00"), full[8:]...),
+		"version 5": append([]byte("ACAN\x05\x00\x00\x00"), full[8:]...),
+		"no bands":  full[:len(full)-BandCount],
+		"band order": func() []byte {
+			a := sampleAnalysis(500)
+			b, _ := a.MarshalBinary()
+			// the band frames follow their count, after the voice codes
+			at := len(b) - len(a.Envelope.Bands) - 4*len(a.Envelope.BandFrames)
+			binary.LittleEndian.PutUint32(b[at+4:], 0) // the second frame is the first again
+			return b
+		}(),
+		"band past the end": func() []byte {
+			a := sampleAnalysis(500)
+			b, _ := a.MarshalBinary()
+			at := len(b) - len(a.Envelope.Bands) - 4
+			binary.LittleEndian.PutUint32(b[at:], 500)
+			return b
+		}(),
 	} {
 		var a Analysis
 		if err := a.UnmarshalBinary(b); !errors.Is(err, ErrCorruptAnalysis) {
@@ -132,6 +155,37 @@ func TestAnalysisCodecCorrupt(t *testing.T) {
 	bad.Envelope.Voice = bad.Envelope.Voice[:2]
 	if _, err := bad.MarshalBinary(); err == nil {
 		t.Error("an envelope with fewer voice than RMS frames was encoded")
+	}
+	bad = sampleAnalysis(30)
+	bad.Envelope.Bands = bad.Envelope.Bands[:len(bad.Envelope.Bands)-1]
+	if _, err := bad.MarshalBinary(); err == nil {
+		t.Error("an envelope with a frame's band codes cut short was encoded")
+	}
+	bad = sampleAnalysis(30)
+	bad.Envelope.BandFrames[3] = 30
+	if _, err := bad.MarshalBinary(); err == nil {
+		t.Error("an envelope with a band frame past its end was encoded")
+	}
+}
+
+// TestAnalysisCodecReadsVersion3: an analysis stored before the spectrum
+// is read whole, without it (its plans place edges by level and voice).
+func TestAnalysisCodecReadsVersion3(t *testing.T) {
+	a := sampleAnalysis(50)
+	b, err := a.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = b[:len(b)-8-4*len(a.Envelope.BandFrames)-len(a.Envelope.Bands)]
+	b[4] = 3
+	var got Analysis
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	want := sampleAnalysis(50)
+	want.Envelope.BandFrames, want.Envelope.Bands = nil, nil
+	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("version 3 (-want +got):\n%s", diff)
 	}
 }
 

@@ -2,7 +2,9 @@
 // EBU R128 / ITU-R BS.1770-4 loudness, true and sample peak, a 10 ms RMS
 // envelope (without the input's DC offset, offset.go), the noise floor, the speech level, the automatic pause
 // threshold (PauseThreshold) and a voice classification of the frames
-// where level alone cannot tell speech from its background (voice.go).
+// where level alone cannot tell speech from its background (voice.go),
+// with the spectrum of those frames in 16 bands (bands.go), by which the
+// planner tells a music bed's notes from a word's edges.
 // From the envelope it also finds an input's ends turned down, background
 // and speech alike (GainDrop, gain.go: a normaliser's or a fade's).
 //

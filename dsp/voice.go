@@ -2,6 +2,7 @@ package dsp
 
 import (
 	"math"
+	"slices"
 
 	"github.com/autocut-dev/autocut/internal/silero"
 )
@@ -228,6 +229,13 @@ type voiceDetector struct {
 	gain    float32 // the network's input gain (netGain)
 
 	out []uint8
+
+	// The spectrum of the classified frames (bands.go, Envelope.BandFrames
+	// and Bands).
+	meter      *bandMeter
+	bandWin    []float32
+	bandFrames []int32
+	bands      []uint8
 }
 
 func newVoiceDetector(rate, ch int) *voiceDetector {
@@ -255,6 +263,8 @@ func newVoiceDetector(rate, ch int) *voiceDetector {
 	}
 	v.half, v.taps = half, 2*half
 	v.kern = resampleKernel(rate, half)
+	v.meter = newBandMeter(rate)
+	v.bandWin = make([]float32, v.meter.n)
 	return v
 }
 
@@ -584,6 +594,46 @@ func (v *voiceDetector) decide(i int64) {
 	v.done = i + 1
 }
 
+// bandSlot returns frame i's BandCount codes in v.bands, adding the frame
+// to v.bandFrames where it is not there yet (frames are mostly measured
+// in order; one classified again, see decide, keeps its place).
+func (v *voiceDetector) bandSlot(i int64) []uint8 {
+	f := int32(i)
+	k := len(v.bandFrames)
+	if k > 0 && v.bandFrames[k-1] >= f {
+		var found bool
+		k, found = slices.BinarySearch(v.bandFrames, f)
+		if !found {
+			v.bandFrames = slices.Insert(v.bandFrames, k, f)
+			v.bands = slices.Insert(v.bands, k*BandCount, make([]uint8, BandCount)...)
+		}
+	} else {
+		v.bandFrames = append(v.bandFrames, f)
+		v.bands = append(v.bands, make([]uint8, BandCount)...)
+	}
+	return v.bands[k*BandCount : (k+1)*BandCount]
+}
+
+// measureBands measures the spectrum of frame i (bands.go) from the ring
+// the network hears.
+func (v *voiceDetector) measureBands(i int64) {
+	ring := v.ring
+	if v.pol.inverted {
+		ring = v.side
+	}
+	b0, b1 := (i*v.rate+50)/100, ((i+1)*v.rate+50)/100
+	start := (b0+b1)/2 - int64(len(v.bandWin)/2)
+	oldest := v.n - int64(len(ring))
+	for t := range v.bandWin {
+		x := float32(0)
+		if p := start + int64(t); p >= 0 && p >= oldest && p < v.n {
+			x = ring[p&v.mask]
+		}
+		v.bandWin[t] = x
+	}
+	v.meter.measure(v.bandWin, v.bandSlot(i))
+}
+
 // quietLoud decides frame i, which level finds loud over a quiet bed
 // (floor its local floor): the frames of a sound standing alone get the
 // network's codes where it finds the sound no speech (loneSound), but for
@@ -658,6 +708,7 @@ func (v *voiceDetector) loneSound(i int64, floor float64) (int64, float32) {
 // classify returns frame i's code from the network's probability.
 func (v *voiceDetector) classify(i int64) uint8 {
 	v.classes++
+	v.measureBands(i)
 	return 1 + uint8(math.Round(253*float64(v.speech(i))))
 }
 

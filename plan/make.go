@@ -170,6 +170,7 @@ type maker struct {
 	tb         dbTable
 	lv0        []float32 // the 50 ms levels before the background was taken out (nil: no background)
 	lv         []float32 // the 50 ms levels of env, when already smoothed (nil: detect smooths them)
+	bandBed    []float64 // each band's bed level (bandBeds; nil: no spectrum)
 }
 
 // silent reports whether every frame cut c covers lies under
@@ -300,6 +301,17 @@ type tuning struct {
 	// fgHeardMin or more), is an island.
 	fgBedDb, fgSpeechDb, fgRejectDb, fgRawDb, fgHeardMin float64
 	fgMin, fgNear, fgRawMin                              int
+	// The bed's spectrum (bandBeds; bandExcessDb 0: off): each band's
+	// bandBedQ quantile over the pauses' measured frames (at least
+	// bandMinFrames of them); a measured frame whose bands stand in all
+	// (summed) under bandExcessDb over it is bed (bedLike). Only for a bed
+	// whose bands spread bandSpreadDb or more (their bandBedQ quantile
+	// over their median, averaged), at most bandVoicedMax of whose
+	// measured frames the network scores as speech, and at an edge whose
+	// pause's bed lies within bandSNRDb of the speech level.
+	bandExcessDb, bandBedQ                 float64
+	bandMinFrames                          int
+	bandSpreadDb, bandVoicedMax, bandSNRDb float64
 }
 
 var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystDb: 3, trimDepthDb: 20,
@@ -310,7 +322,8 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeVoiceStop: 0.025, edgeVoiceNear: 5, edgeVoiceSkip: 25,
 	edgeVoiceIsland: 30, edgeVoicedShare: 0.2, edgeClosureDb: 2, edgeQuietIsland: 30, edgeQuietNear: 20,
 	edgeWideWin: 3000, edgeWideMaxDb: 2,
-	fgBedDb: 9, fgSpeechDb: 16, fgRejectDb: 8, fgRawDb: 7, fgHeardMin: 0.12, fgMin: 4, fgNear: 60, fgRawMin: 3}
+	fgBedDb: 9, fgSpeechDb: 16, fgRejectDb: 8, fgRawDb: 7, fgHeardMin: 0.12, fgMin: 4, fgNear: 60, fgRawMin: 3,
+	bandExcessDb: 20, bandBedQ: 0.95, bandMinFrames: 100, bandSpreadDb: 10, bandVoicedMax: 0.2, bandSNRDb: 25}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding; fg
@@ -958,6 +971,7 @@ type edgeRule struct {
 	burst, decay, strict, own float64
 	closure                   float64 // a frame under this is a stop's closure (+Inf: any frame is)
 	unvoiced                  bool    // frames the network finds clearly not speech are no speech (unvoiced)
+	bandy                     bool    // frames whose spectrum is the bed's are no speech (bedLike)
 }
 
 // edgeRule returns the rule of a pause whose bed is bed and wide bed
@@ -987,6 +1001,7 @@ func (m *maker) edgeRule(bed, wide float64) edgeRule {
 		strict:   max(strict, m.audible),
 		own:      bed + m.tu.edgeOwnDb,
 		unvoiced: m.tu.edgeVoiceStop > 0 && len(m.env.Voice) == m.n,
+		bandy:    m.bandBed != nil && m.speech-bed < m.tu.bandSNRDb,
 	}
 }
 
@@ -1001,7 +1016,7 @@ func (m *maker) follow(a, d, stop, gap, limit int, r edgeRule, clicky bool) int 
 	closed := d < 0
 	for k, j := 1, a+d; k <= limit && j != stop && j >= 0 && j < m.n; k, j = k+1, j+d {
 		switch {
-		case clicky && m.click(j, r), r.unvoiced && m.unvoiced(j),
+		case clicky && m.click(j, r), r.unvoiced && m.unvoiced(j), r.bandy && m.bedLike(j),
 			g > 0 && !closed && m.raw(j) >= r.burst:
 			if g++; g > gap {
 				return pos
@@ -1127,7 +1142,8 @@ func (m *maker) bedsClicks(is []island) (bed, wide []float64, ok []bool, rate []
 // walking in direction d (+1 from its start, -1 from its end): its
 // outermost frame at r's burst level that is no click (in a crackling
 // bed) and, within tu.edgeVoiceSkip frames of the outermost such frame,
-// not unvoiced; the raw edge when there is none.
+// neither like the bed in its spectrum (bedLike) nor unvoiced; the raw
+// edge when there is none.
 func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 	first, last := x.rs, x.re-1
 	if d < 0 {
@@ -1140,6 +1156,16 @@ func (m *maker) anchor(x island, d int, r edgeRule, clicky bool) int {
 	}
 	if a == last+d {
 		return first
+	}
+	if r.bandy {
+		// Past frames whose spectrum is the bed's, within as far as past
+		// unvoiced ones.
+		for b, k := a, 0; b != last+d && k <= m.tu.edgeVoiceSkip; b, k = b+d, k+1 {
+			if ok(b) && !m.bedLike(b) {
+				a = b
+				break
+			}
+		}
 	}
 	if r.unvoiced {
 		// The first frame past the unvoiced ones lies at or after a.
@@ -1233,6 +1259,7 @@ func (m *maker) refine(is []island) []island {
 		is = mergeIslands(is, fg)
 		bed, wide, okb, clk = spreadBeds(is, bed, wide, okb, clk)
 	}
+	m.bandBed = m.bandBeds(is)
 	voiced := len(m.env.Voice) == m.n && m.voicedShare() >= m.tu.edgeVoicedShare
 	dropUnvoiced := m.tu.edgeVoiceIsland > 0 && m.tu.edgeVoiceStop > 0 && voiced
 	out := make([]island, 0, len(is))
@@ -1528,4 +1555,84 @@ func mergeIslands(a, b []island) []island {
 		}
 	}
 	return out
+}
+
+// bandBeds returns each band's bed level: the tu.bandBedQ quantile of the
+// band's level over the measured frames (Envelope.BandFrames) of the
+// pauses around is (guardedPauses); nil where the rule is off, fewer than
+// tu.bandMinFrames frames are measured, or the bed is not one whose
+// spectrum tells it from speech better than its level: its bands' levels
+// spread less than tu.bandSpreadDb (from their median to that quantile,
+// averaged: a steady noise or hum), or more than tu.bandVoicedMax of the
+// measured frames are speech to the network (another voice).
+func (m *maker) bandBeds(is []island) []float64 {
+	const nb = dsp.BandCount
+	env := m.env
+	if m.tu.bandExcessDb <= 0 || len(env.Bands) != len(env.BandFrames)*nb || len(env.Voice) != m.n {
+		return nil
+	}
+	var hist [nb][256]int
+	cnt, voiced := 0, 0
+	a, b := m.guardedPauses(is)
+	k := 0 // the pause of the frame
+	for x, f := range env.BandFrames {
+		i := int(f)
+		for k < len(a) && b[k] <= i {
+			k++
+		}
+		if k == len(a) {
+			break
+		}
+		if i < a[k] || i >= m.n {
+			continue
+		}
+		cnt++
+		for j, c := range env.Bands[x*nb : (x+1)*nb] {
+			hist[j][c]++
+		}
+		if v := env.Voice[i]; v == dsp.VoiceLoud || classified(v) && dsp.VoiceScore(v) >= voicedScore {
+			voiced++
+		}
+	}
+	if cnt < m.tu.bandMinFrames || float64(voiced) > m.tu.bandVoicedMax*float64(cnt) {
+		return nil
+	}
+	quant := func(j int, q float64) float64 {
+		want := max(int(math.Ceil(q*float64(cnt))), 1)
+		c, acc := 0, 0
+		for ; c < 255; c++ {
+			if acc += hist[j][c]; acc >= want {
+				break
+			}
+		}
+		return dsp.BandDb(uint8(max(c, 1)))
+	}
+	bed := make([]float64, nb)
+	spread := 0.0
+	for j := range bed {
+		bed[j] = quant(j, m.tu.bandBedQ)
+		spread += bed[j] - quant(j, 0.5)
+	}
+	if spread < m.tu.bandSpreadDb*nb {
+		return nil
+	}
+	return bed
+}
+
+// bedLike reports whether frame j's spectrum is the bed's: measured, and
+// its bands stand in all (summed) under tu.bandExcessDb over their bed
+// levels (bandBeds).
+func (m *maker) bedLike(j int) bool {
+	if m.bandBed == nil {
+		return false
+	}
+	f := m.env.FrameBands(j)
+	if f == nil {
+		return false
+	}
+	ex := 0.0
+	for k, c := range f {
+		ex += max(0, dsp.BandDb(c)-m.bandBed[k])
+	}
+	return ex < m.tu.bandExcessDb
 }

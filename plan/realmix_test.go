@@ -139,7 +139,9 @@ func mixTable(rows []mixRow) string {
 // mixFloor is the removal (%) each bed reaches at each ratio, all speakers
 // together, less 2 points (rounded down): the regression floor the test
 // asserts (where it lies over the issue's bar, the gain is locked too).
-// Measured (issue 14, round 9: static 10/15 dB and radio 10 dB raised
+// Measured (issue 14, round 10: music 10/15/20 dB raised after the
+// spectrum told a music bed's notes from a word's edges (bedLike in
+// make.go); round 9: static 10/15 dB and radio 10 dB raised
 // after crackles of a 13 dB crest were clicks; round 8: vinyl 10/15 dB, music 10/25 dB, static
 // 10/20 dB and crosstalk 20 dB raised after the edge levels rose with the
 // wide bed, short islands with nothing at the burst level were dropped,
@@ -160,7 +162,7 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedVinyl:     {10: 84, 15: 94, 20: 95, 25: 96, 35: 97},
 	corpus.BedPink:      {10: 94, 15: 96, 20: 97, 25: 97, 35: 96},
 	corpus.BedHum:       {10: 93, 15: 96, 20: 96, 25: 97, 35: 96},
-	corpus.BedMusic:     {10: 82, 15: 94, 20: 95, 25: 96, 35: 97},
+	corpus.BedMusic:     {10: 85, 15: 96, 20: 96, 25: 96, 35: 97},
 	corpus.BedStatic:    {10: 94, 15: 97, 20: 97, 25: 97, 35: 97},
 	corpus.BedCrosstalk: {15: 95, 20: 96, 25: 96},
 	// The radio cases (TestRadioMix), measured when their speech became
@@ -194,7 +196,9 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // the network scores a frame of the sound 0.12 or more (the burst: 0.17,
 // vinyl's pops under 0.09), no case clips.
 // Boundary P95 (the issue's bar, 40 ms, is for 15 dB and over):
-// mixMaxP95BarCases cases at 15 dB or more may exceed it (2 of 138; 3
+// mixMaxP95BarCases cases at 15 dB or more may exceed it (none of 138
+// since the spectrum rule (bedLike in make.go): allison over music at 15
+// and 20 dB, 60 -> 20 and 60 -> 40 ms; 2 before, 3
 // before a click's crest went from 14 to 13 dB (librispeech over static
 // at 25 dB bridged to a crackle of 13.6 dB after a word), 4
 // before a start's anchor moved in past a faint sound standing apart
@@ -209,16 +213,15 @@ var mixFloor = map[corpus.Bed]map[float64]float64{
 // islands were dropped, 11 before edges stopped at
 // frames the network finds clearly not speech, 19 before the edges' 7 dB
 // decay and click rules, 32 before round 3), and mixMaxP95Cases cases at
-// any ratio (12 of 168, were 13, 16, 17, 18, 20, 22, 23, 24, 25, 34 and 47). What is
-// left at 15 dB or more: allison over music at 15-20 dB (a note just
-// before a word's onset or after its end, scored as speech by the
-// network, and tails the truth judges against the whole case's music
-// level, 3-5 dB over the pauses' bed there).
+// any ratio (10 of 168, all at 10 dB; were 12, 13, 16, 17, 18, 20, 22,
+// 23, 24, 25, 34 and 47). What was left at 15 dB or more until the
+// spectrum rule: allison over music at 15-20 dB (a note just before a
+// word's onset or after its end, scored as speech by the network).
 const (
 	mixMaxClipMs      = 30
 	mixMaxClipCases   = 0
-	mixMaxP95Cases    = 12
-	mixMaxP95BarCases = 2
+	mixMaxP95Cases    = 10
+	mixMaxP95BarCases = 0
 )
 
 // The radio cases' floors (TestRadioMix). The speech passes a radio
@@ -355,7 +358,9 @@ const (
 // vinyl at 35 dB, 60 -> 20 and 30 ms. Since the envelope leaves a DC
 // offset out (dsp's offset.go), librivox, whose recording carries one,
 // no longer clips over pink noise at 10 dB (150 -> 0 ms): 1 case clips
-// (picovoice over vinyl at 20 dB, 50 ms).
+// (picovoice over vinyl at 20 dB, 50 ms; 70 ms since the spectrum rule,
+// bedLike in make.go: 20 ms more of the room's tail after its last word,
+// at the bed's level, look like the bed).
 var roomFloor = map[corpus.Bed]map[float64]float64{
 	corpus.BedVinyl:     {10: 85, 15: 94, 20: 95, 25: 95, 35: 97},
 	corpus.BedPink:      {10: 95, 15: 96, 20: 97, 25: 97, 35: 97},
@@ -363,7 +368,7 @@ var roomFloor = map[corpus.Bed]map[float64]float64{
 }
 
 const (
-	roomMaxClipMs      = 50
+	roomMaxClipMs      = 70
 	roomMaxClipCases   = 1
 	roomMaxP95Cases    = 11
 	roomMaxP95BarCases = 7
@@ -381,27 +386,29 @@ const (
 // word (picovoice-music-20 69 %), music at 10 dB 80.4 %, and 14 cases had a
 // boundary P95 over 40 ms (6 at 15 dB or more; then 10 and 3, and 9 and 2
 // since the foreground rule's 16 dB bound: librispeech over vinyl at 20
-// dB). Every cell now lies within 0.7 points of the same cases at their own
-// level (TestRealMix) but music at 10 dB 10 dB louder: 81.6 % cut against
-// 84.2 % (june 75 % against 83 %). One case clipped more than 30 ms at
+// dB; 7 and 0 at both levels since the spectrum rule, bedLike in make.go,
+// which raised music's floors at 10-20 dB). Every cell now lies within 0.7
+// points of the same cases at their own level (TestRealMix) but music at
+// 10 dB 10 dB louder: 85.2 % cut against 87.9 % (81.6 against 84.2 before
+// the spectrum rule). One case clipped more than 30 ms at
 // each level (picovoice over vinyl at 20 dB, 80 ms: its final burst) until
 // the foreground rule took 2 raw levels with a score of 0.12; none since.
 var levelFloor = map[float64]map[corpus.Bed]map[float64]float64{
 	-20: {
 		corpus.BedVinyl:     {10: 83, 15: 94, 20: 95, 25: 96, 35: 97},
-		corpus.BedMusic:     {10: 82, 15: 94, 20: 95, 25: 96, 35: 97},
+		corpus.BedMusic:     {10: 85, 15: 96, 20: 96, 25: 96, 35: 97},
 		corpus.BedCrosstalk: {15: 95, 20: 96, 25: 96},
 	},
 	10: {
 		corpus.BedVinyl:     {10: 83, 15: 94, 20: 94, 25: 96, 35: 97},
-		corpus.BedMusic:     {10: 79, 15: 94, 20: 95, 25: 96, 35: 97},
+		corpus.BedMusic:     {10: 82, 15: 95, 20: 96, 25: 96, 35: 97},
 		corpus.BedCrosstalk: {15: 95, 20: 96, 25: 96},
 	},
 }
 
 var levelLimits = map[float64]mixLimits{
-	-20: {maxClipMs: 30, maxClipCases: 0, maxP95Cases: 9, maxP95Bar: 2},
-	10:  {maxClipMs: 30, maxClipCases: 0, maxP95Cases: 9, maxP95Bar: 2},
+	-20: {maxClipMs: 30, maxClipCases: 0, maxP95Cases: 7, maxP95Bar: 0},
+	10:  {maxClipMs: 30, maxClipCases: 0, maxP95Cases: 7, maxP95Bar: 0},
 }
 
 // TestRealMix plans the real-speech set (testdata/recordings speech mixed
