@@ -327,3 +327,89 @@ func TestLevelled(t *testing.T) {
 		t.Error("a cut under -70 dBFS as analysed is not silent once raised")
 	}
 }
+
+// TestBandBeds checks the bed's spectrum (bandBeds, bedLike): each band's
+// 95th percentile over the measured frames of the pauses (not of the
+// islands), only for a bed whose bands spread (music), in which the
+// network hears little speech, with enough frames measured; a frame whose
+// bands exceed it by under bandExcessDb in all is bed; and the rule holds
+// at an edge only within bandSNRDb of the speech level.
+func TestBandBeds(t *testing.T) {
+	const n = 1000
+	is := []island{{rs: 400, re: 600, s: 400, e: 600}}
+	scored := func(p float64) uint8 { return uint8(1 + math.Round(253*p)) }
+	build := func(step float64, voicedEvery, measureEvery int) *dsp.Envelope {
+		env := &dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n), Voice: make([]uint8, n)}
+		for f := 0; f < n; f += measureEvery {
+			env.BandFrames = append(env.BandFrames, int32(f))
+			lv := -60 + step*float64(f%20)
+			if f >= 400 && f < 600 {
+				lv = -10 // the island's frames: not the bed's
+			}
+			for range dsp.BandCount {
+				env.Bands = append(env.Bands, dsp.BandCode(lv))
+			}
+			env.Voice[f] = scored(0.1)
+			if voicedEvery > 0 && f%voicedEvery == 0 {
+				env.Voice[f] = scored(0.9)
+			}
+		}
+		return env
+	}
+	for _, tc := range []struct {
+		name string
+		env  *dsp.Envelope
+		want float64 // each band's bed level; NaN: no rule
+	}{
+		{"music-like spread", build(1.2, 0, 1), -38.5},
+		{"steady bed", build(0.2, 0, 1), math.NaN()},
+		{"another voice", build(1.2, 3, 1), math.NaN()},
+		{"too few frames measured", build(1.2, 0, 10), math.NaN()},
+		{"no spectrum", func() *dsp.Envelope { e := build(1.2, 0, 1); e.BandFrames, e.Bands = nil, nil; return e }(), math.NaN()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := maker{env: tc.env, n: n, speech: -20, tu: defaultTuning, tb: newDBTable()}
+			m.bandBed = m.bandBeds(is)
+			if math.IsNaN(tc.want) {
+				if m.bandBed != nil {
+					t.Fatalf("bed levels %v, want none", m.bandBed)
+				}
+				if m.bedLike(10) || m.edgeRule(-40, -40).bandy {
+					t.Error("the rule holds without bed levels")
+				}
+				return
+			}
+			if len(m.bandBed) != dsp.BandCount {
+				t.Fatalf("bed levels %v, want %d of %.1f dB", m.bandBed, dsp.BandCount, tc.want)
+			}
+			for k, b := range m.bandBed {
+				if math.Abs(b-tc.want) > 0.01 {
+					t.Errorf("band %d: bed %.2f dB, want %.2f", k, b, tc.want)
+				}
+			}
+			// Frame 10 measured at bed + 1 dB in every band (16 dB in
+			// all: bed), at bed + 2 dB (32 dB: no bed); frame 1001 is not
+			// measured.
+			for _, c := range []struct {
+				over float64
+				want bool
+			}{{1, true}, {2, false}} {
+				k := 10
+				for j := range dsp.BandCount {
+					m.env.Bands[k*dsp.BandCount+j] = dsp.BandCode(tc.want + c.over)
+				}
+				if got := m.bedLike(k); got != c.want {
+					t.Errorf("a frame %g dB over the bed in every band: bedLike %v, want %v", c.over, got, c.want)
+				}
+			}
+			if m.bedLike(n + 1) {
+				t.Error("a frame past the end is bed")
+			}
+			// Speech at -20 dB: a pause's bed at -40 dB is within 25 dB,
+			// one at -50 dB is not.
+			if !m.edgeRule(-40, -40).bandy || m.edgeRule(-50, -50).bandy {
+				t.Errorf("rule at a bed of -40 / -50 dB: %v / %v, want true / false", m.edgeRule(-40, -40).bandy, m.edgeRule(-50, -50).bandy)
+			}
+		})
+	}
+}
