@@ -2,7 +2,8 @@ package dsp
 
 import (
 	"math"
-	"math/bits"
+
+	"github.com/autocut-dev/autocut/internal/fft"
 )
 
 // The spectrum of the classified frames (Envelope.Bands).
@@ -46,18 +47,16 @@ func BandCode(db float64) uint8 {
 func BandDb(c uint8) float64 { return float64(c-1)/2 - 127 }
 
 // bandMeter measures the band levels of one window of samples: a real
-// FFT of n points as a complex one of n/2 (the even samples as the real
-// part, the odd as the imaginary), split after. Nothing in its per-frame
-// path allocates.
+// FFT of n points as a complex one of n/2 (internal/fft; the even samples
+// as the real part, the odd as the imaginary), split after. Nothing in its
+// per-frame path allocates.
 type bandMeter struct {
 	n      int       // window length, a power of two
 	win    []float64 // Hann window
 	norm   float64   // 1 / (n x the window's sum of squares)
-	re, im []float64 // the n/2-point transform
-	cos    []float64 // its twiddles: cos and sin of -2 pi k / (n/2), k < n/4
-	sin    []float64
-	wc, ws []float64 // the split's: cos and sin of -2 pi k / n, k < n/2
-	rev    []int32   // bit reversal of n/2 points
+	plan   *fft.Plan // of n/2 points
+	re, im []float64 // its input and output
+	wc, ws []float64 // the split's twiddles: cos and sin of -2 pi k / n, k < n/2
 	lo     [BandCount]int
 	hi     [BandCount]int // each band's bins [lo, hi), within [1, n/2)
 }
@@ -68,9 +67,8 @@ func newBandMeter(rate int) *bandMeter {
 		n *= 2
 	}
 	m := n / 2
-	b := &bandMeter{n: n, win: make([]float64, n), re: make([]float64, m), im: make([]float64, m),
-		cos: make([]float64, m/2), sin: make([]float64, m/2), wc: make([]float64, m), ws: make([]float64, m),
-		rev: make([]int32, m)}
+	b := &bandMeter{n: n, win: make([]float64, n), plan: fft.NewPlan(m), re: make([]float64, m), im: make([]float64, m),
+		wc: make([]float64, m), ws: make([]float64, m)}
 	sq := 0.0
 	for i := range b.win {
 		w := 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n))
@@ -78,15 +76,8 @@ func newBandMeter(rate int) *bandMeter {
 		sq += w * w
 	}
 	b.norm = 1 / (float64(n) * sq)
-	for k := range b.cos {
-		b.sin[k], b.cos[k] = math.Sincos(-2 * math.Pi * float64(k) / float64(m))
-	}
 	for k := range b.wc {
 		b.ws[k], b.wc[k] = math.Sincos(-2 * math.Pi * float64(k) / float64(n))
-	}
-	shift := 64 - bits.Len(uint(m-1))
-	for i := range b.rev {
-		b.rev[i] = int32(bits.Reverse64(uint64(i)) >> shift)
 	}
 	hiHz := min(bandHiHz, 0.45*float64(rate))
 	binHz := float64(rate) / float64(n)
@@ -102,23 +93,11 @@ func newBandMeter(rate int) *bandMeter {
 // measure writes the band codes of the window x (n samples) to out.
 func (b *bandMeter) measure(x []float32, out []uint8) {
 	m := b.n / 2
-	for i, r := range b.rev {
-		b.re[r] = float64(x[2*i]) * b.win[2*i]
-		b.im[r] = float64(x[2*i+1]) * b.win[2*i+1]
+	for i := range m {
+		b.re[i] = float64(x[2*i]) * b.win[2*i]
+		b.im[i] = float64(x[2*i+1]) * b.win[2*i+1]
 	}
-	for size := 2; size <= m; size <<= 1 {
-		half, step := size>>1, m/size
-		for start := 0; start < m; start += size {
-			for k := range half {
-				c, s := b.cos[k*step], b.sin[k*step]
-				i, j := start+k, start+k+half
-				tr := b.re[j]*c - b.im[j]*s
-				ti := b.re[j]*s + b.im[j]*c
-				b.re[j], b.im[j] = b.re[i]-tr, b.im[i]-ti
-				b.re[i], b.im[i] = b.re[i]+tr, b.im[i]+ti
-			}
-		}
-	}
+	b.plan.Transform(b.re, b.im, false)
 	for k := range BandCount {
 		p := 0.0
 		for j := b.lo[k]; j < b.hi[k]; j++ {

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/fft"
 	"github.com/autocut-dev/autocut/plan"
 )
 
@@ -31,7 +32,7 @@ type denoiser struct {
 	ch    int
 	n, h  int
 	win   []float64
-	plan  *fftPlan
+	plan  *fft.Plan
 	noise []float64 // per-bin noise power (n/2+1)
 	gmin  float64
 	// subBass is the number of bins under subBassHz: one frame cannot
@@ -72,7 +73,7 @@ func stftSize(rate int) int {
 func newDenoiser(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, src dsp.Source, noise *[]float64) (dsp.Source, error) {
 	f := src.Format()
 	n := stftSize(f.SampleRate)
-	d := &denoiser{src: src, ch: f.Channels, n: n, h: n / 2, plan: newFFTPlan(n),
+	d := &denoiser{src: src, ch: f.Channels, n: n, h: n / 2, plan: fft.NewPlan(n),
 		gmin: math.Pow(10, denoiseFloorDb/20), skip: n / 2,
 		subBass: int(math.Ceil(subBassHz * float64(n) / float64(f.SampleRate)))}
 	d.win = make([]float64, n)
@@ -177,7 +178,7 @@ func (d *denoiser) profile(ctx context.Context, inputPath string, a *dsp.Analysi
 					for i := range d.re {
 						d.re[i], d.im[i] = frame[c][i]*d.win[i], 0
 					}
-					d.plan.transform(d.re, d.im, false)
+					d.plan.Transform(d.re, d.im, false)
 					for b := range noise {
 						noise[b] += (d.re[b]*d.re[b] + d.im[b]*d.im[b]) / float64(ch)
 					}
@@ -211,7 +212,7 @@ func (d *denoiser) hop() {
 		for i := 0; i < n; i++ {
 			d.re[i], d.im[i] = d.in[c][i]*d.win[i], 0
 		}
-		d.plan.transform(d.re, d.im, false)
+		d.plan.Transform(d.re, d.im, false)
 		gp := d.gPrev[c]
 		for b := 0; b <= n/2; b++ {
 			p := d.re[b]*d.re[b] + d.im[b]*d.im[b]
@@ -240,7 +241,7 @@ func (d *denoiser) hop() {
 				d.im[n-b] = -d.im[b]
 			}
 		}
-		d.plan.transform(d.re, d.im, true)
+		d.plan.Transform(d.re, d.im, true)
 		o := d.ola[c]
 		for i := 0; i < n; i++ {
 			o[i] += d.re[i] / float64(n) * d.win[i]

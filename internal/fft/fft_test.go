@@ -1,4 +1,4 @@
-package transcode
+package fft
 
 import (
 	"fmt"
@@ -22,14 +22,14 @@ func BenchmarkFFT(b *testing.B) {
 			x[i] = math.Sin(float64(i)*0.37) + 0.3*math.Cos(float64(i)*1.9)
 		}
 		b.Run(fmt.Sprintf("hand/n=%d", n), func(b *testing.B) {
-			p := newFFTPlan(n)
+			p := NewPlan(n)
 			re, im := make([]float64, n), make([]float64, n)
 			b.ReportAllocs()
 			for b.Loop() {
 				copy(re, x)
 				clear(im)
-				p.transform(re, im, false)
-				p.transform(re, im, true)
+				p.Transform(re, im, false)
+				p.Transform(re, im, true)
 			}
 		})
 		b.Run(fmt.Sprintf("gonum-real/n=%d", n), func(b *testing.B) {
@@ -63,7 +63,7 @@ func BenchmarkFFT(b *testing.B) {
 	}
 }
 
-// TestFFTMatchesGonum: the transform the denoiser uses agrees with gonum's.
+// TestFFTMatchesGonum: the transform agrees with gonum's.
 func TestFFTMatchesGonum(t *testing.T) {
 	n := 2048
 	x := make([]float64, n)
@@ -73,7 +73,7 @@ func TestFFTMatchesGonum(t *testing.T) {
 	want := fourier.NewFFT(n).Coefficients(nil, x)
 	re, im := make([]float64, n), make([]float64, n)
 	copy(re, x)
-	newFFTPlan(n).transform(re, im, false)
+	NewPlan(n).Transform(re, im, false)
 	for k, w := range want {
 		if d := cmplx.Abs(complex(re[k], im[k]) - w); d > 1e-9 {
 			t.Fatalf("bin %d: %v, gonum %v", k, complex(re[k], im[k]), w)
@@ -91,7 +91,7 @@ func BenchmarkFFTAlternated(b *testing.B) {
 			for i := range x {
 				x[i] = math.Sin(float64(i)*0.37) + 0.3*math.Cos(float64(i)*1.9)
 			}
-			p := newFFTPlan(n)
+			p := NewPlan(n)
 			re, im := make([]float64, n), make([]float64, n)
 			f := fourier.NewFFT(n)
 			c := make([]complex128, n/2+1)
@@ -102,8 +102,8 @@ func BenchmarkFFTAlternated(b *testing.B) {
 				for range 100 {
 					copy(re, x)
 					clear(im)
-					p.transform(re, im, false)
-					p.transform(re, im, true)
+					p.Transform(re, im, false)
+					p.Transform(re, im, true)
 				}
 				t1 := time.Now()
 				for range 100 {

@@ -1,22 +1,26 @@
-package transcode
+// Package fft is an in-place iterative radix-2 complex FFT of one
+// power-of-two size, with precomputed twiddles and bit reversal, that
+// allocates nothing per call (go-dsp's fft allocates a result slice on
+// every call). dsp measures the spectrum of the frames it classifies with
+// it, transcode's denoiser its frames.
+package fft
 
 import (
 	"math"
 	"math/bits"
 )
 
-// fftPlan is an in-place iterative radix-2 complex FFT of one power-of-two
-// size with precomputed twiddles and bit reversal; it allocates nothing per
-// call (go-dsp's fft allocates a result slice on every call).
-type fftPlan struct {
+// Plan transforms sequences of one length.
+type Plan struct {
 	n      int
 	rev    []int
 	cosTab []float64
 	sinTab []float64
 }
 
-func newFFTPlan(n int) *fftPlan {
-	p := &fftPlan{n: n, rev: make([]int, n), cosTab: make([]float64, n/2), sinTab: make([]float64, n/2)}
+// NewPlan returns the plan of length n, a power of two.
+func NewPlan(n int) *Plan {
+	p := &Plan{n: n, rev: make([]int, n), cosTab: make([]float64, n/2), sinTab: make([]float64, n/2)}
 	shift := 64 - bits.Len(uint(n-1))
 	for i := range p.rev {
 		p.rev[i] = int(bits.Reverse64(uint64(i)) >> shift)
@@ -28,8 +32,12 @@ func newFFTPlan(n int) *fftPlan {
 	return p
 }
 
-// transform computes the forward (inverse=false) or unscaled inverse DFT of re+i*im in place.
-func (p *fftPlan) transform(re, im []float64, inverse bool) {
+// Len returns the plan's length.
+func (p *Plan) Len() int { return p.n }
+
+// Transform computes the forward (inverse=false) or unscaled inverse DFT
+// of re+i*im (each of the plan's length) in place.
+func (p *Plan) Transform(re, im []float64, inverse bool) {
 	n := p.n
 	for i, j := range p.rev {
 		if i < j {
