@@ -342,7 +342,7 @@ func TestBandBeds(t *testing.T) {
 		env := &dsp.Envelope{FrameSec: 0.01, RMSDb: make([]float32, n), PeakDb: make([]float32, n), Voice: make([]uint8, n)}
 		for f := 0; f < n; f += measureEvery {
 			env.BandFrames = append(env.BandFrames, int32(f))
-			lv := -60 + step*float64(f%20)
+			lv := -60 + step*float64((f/measureEvery)%20)
 			if f >= 400 && f < 600 {
 				lv = -10 // the island's frames: not the bed's
 			}
