@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
 // recordings is the folder of real recordings the tests measure (see its
@@ -58,14 +60,9 @@ func loudgainMeasure(t *testing.T, files []string) map[string]libebur128 {
 }
 
 func TestRealRecordingsAgainstLibebur128(t *testing.T) {
-	data := recordings
-	var files []string
-	for _, pat := range []string{"*.wav", "*.flac", "*.ogg"} {
-		m, _ := filepath.Glob(filepath.Join(data, pat))
-		files = append(files, m...)
-	}
+	files := realdata.RecordingFiles(t)
 	if len(files) < 5 {
-		t.Fatalf("only %d recordings in %s", len(files), data)
+		t.Fatalf("only %d recordings: %q", len(files), files)
 	}
 	ref := loudgainMeasure(t, files)
 	t.Logf("%-42s %6s %2s | %8s %8s %6s | %8s %8s %6s | %6s %6s", "file", "rate", "ch", "I", "I ref", "dI", "TP", "TP ref", "dTP", "LRA", "ref")

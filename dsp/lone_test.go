@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -27,7 +28,7 @@ func keystroke(x []float32, rate, at int, amp float64, r *rand.Rand) {
 // keystrokes without the speech: nobody speaks, so NonSpeech leaves them
 // to level.
 func TestVoiceLoneSounds(t *testing.T) {
-	raw, rate := readWAVMono(t, "fr_asterisk_june_demo-instruct_71s.wav")
+	raw, rate := readWAVMono(t, filepath.Join(recordings, "fr_asterisk_june_demo-instruct_71s.wav"))
 	// The recording's pauses are short: each of 200 ms or more (a run of
 	// 10 ms levels under its floor + 6 dB) is lengthened by 1.5 s of
 	// digital silence in its middle.

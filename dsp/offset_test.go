@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -133,7 +134,7 @@ func compareEnvelopes(t *testing.T, what string, want, got *Analysis, from int, 
 // on most frames), 20 dB quieter than recorded (so the network hears it
 // 20 dB up, and the offset with it), with 0.01 added scores as without it.
 func TestOffsetVoiceScores(t *testing.T) {
-	clean, rate := readWAVMono(t, "en_asterisk_allison_demo-instruct_73s.wav")
+	clean, rate := readWAVMono(t, filepath.Join(recordings, "en_asterisk_allison_demo-instruct_73s.wav"))
 	_, top := frameLevels(clean, rate)
 	mix := withRedBed(clean, top-12)
 	for i := range mix {

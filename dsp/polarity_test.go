@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -13,10 +14,10 @@ import (
 // polarity (a cable wired the other way round) must not silence the
 // network's input, and only such a file is warned about.
 func TestVoiceStereoPolarity(t *testing.T) {
-	clean, rate := readWAVMono(t, "fr_asterisk_june_demo-instruct_71s.wav")
+	clean, rate := readWAVMono(t, filepath.Join(recordings, "fr_asterisk_june_demo-instruct_71s.wav"))
 	_, top := frameLevels(clean, rate)
 	mix := withRedBed(clean, top-12)
-	other, _ := readWAVMono(t, "en_asterisk_allison_demo-instruct_73s.wav")
+	other, _ := readWAVMono(t, filepath.Join(recordings, "en_asterisk_allison_demo-instruct_73s.wav"))
 	analyse := func(ch int, s []float32) *Analysis {
 		t.Helper()
 		a, err := Analyze(context.Background(), &sliceSource{Format{SampleRate: rate, Channels: ch}, s}, Info{}, nil)

@@ -9,13 +9,28 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
-// readWAVMono decodes a mono WAV of testdata/recordings with the package's
-// reader.
-func readWAVMono(t *testing.T, name string) ([]float32, int) {
+// voiceRecordings lists the mono speech recordings the voice tests hear:
+// the asterisk English prompts (testdata, 8 kHz) and, with the real
+// material, picovoice's (16 kHz). LibriVox's clip has too few pauses for
+// them (5 pause frames).
+func voiceRecordings(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "recordings", name))
+	out := []string{filepath.Join(recordings, "en_asterisk_allison_demo-instruct_73s.wav")}
+	if dir := realdata.Optional(t); dir != "" {
+		out = append(out, filepath.Join(dir, "recordings", "fr_picovoice_leopard_test_fr.wav"))
+	}
+	return out
+}
+
+// readWAVMono decodes a mono WAV with the package's reader.
+func readWAVMono(t *testing.T, path string) ([]float32, int) {
+	t.Helper()
+	name := filepath.Base(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +100,13 @@ func TestResampleKernel(t *testing.T) {
 // quiet pauses (noise 45 dB under it) is left to level: nothing is
 // classified after the first second.
 func TestVoiceClassifier(t *testing.T) {
-	clean, rate := readWAVMono(t, "fr_picovoice_leopard_test_fr.wav")
+	for _, path := range voiceRecordings(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) { testVoiceClassifier(t, path) })
+	}
+}
+
+func testVoiceClassifier(t *testing.T, path string) {
+	clean, rate := readWAVMono(t, path)
 	// Clean 10 ms levels: loud speech within 20 dB of the loudest frame;
 	// pause under the clean floor (10th percentile) + 3 dB.
 	lvl, top := frameLevels(clean, rate)
@@ -351,7 +372,13 @@ func TestNetGain(t *testing.T) {
 // louder), from its first second on: the network hears the programme at
 // one level, known voiceHoldFrames ahead.
 func TestVoiceLevel(t *testing.T) {
-	clean, rate := readWAVMono(t, "fr_picovoice_leopard_test_fr.wav")
+	for _, path := range voiceRecordings(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) { testVoiceLevel(t, path) })
+	}
+}
+
+func testVoiceLevel(t *testing.T, path string) {
+	clean, rate := readWAVMono(t, path)
 	_, top := frameLevels(clean, rate)
 	mix := withRedBed(clean, top-20)
 	voice := func(gainDb float64) []uint8 {
@@ -382,10 +409,12 @@ func TestVoiceLevel(t *testing.T) {
 			diff += math.Abs(VoiceScore(a) - VoiceScore(b))
 		}
 		t.Logf("%+g dB: %d frames classified at both levels, %d agree, mean score difference %.3f", g, both, agree, diff/float64(max(both, 1)))
-		// Heard as it is, 7-9 of the 398 frames changed sides and the
-		// scores moved 0.02 on average.
-		if both < 300 || both-agree > 1 || diff > 0.01*float64(both) {
-			t.Errorf("%+g dB: %d of %d classified frames changed sides, mean score difference %.3f: want at most 1, 0.01", g, both-agree, both, diff/float64(max(both, 1)))
+		// Heard as it is (not at one level), 7-9 of picovoice's 398
+		// frames (2 %) changed sides and the scores moved 0.02 on
+		// average; at one level, none of them and 25 of the asterisk
+		// prompts' 5462 (0.5 %, their quietest word ends).
+		if both < 300 || 100*(both-agree) > both || diff > 0.01*float64(both) {
+			t.Errorf("%+g dB: %d of %d classified frames changed sides, mean score difference %.3f: want at most 1 %%, 0.01", g, both-agree, both, diff/float64(max(both, 1)))
 		}
 	}
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
 var realmixCodecs = flag.Bool("realmix.codecs", false, "TestCodecMix: every speaker over every bed at 15 and 25 dB under every condition (about 11 minutes)")
@@ -47,7 +47,7 @@ type codecRows struct {
 // Cases run side by side, one per CPU.
 func runCodecMix(t *testing.T, cases []corpus.MixCase, conds []corpus.Condition) codecRows {
 	t.Helper()
-	m := corpus.NewMixer(filepath.Join("..", "testdata", "recordings"))
+	m := corpus.NewMixer(realdata.AllRecordings(t)...)
 	pr := DefaultPreset()
 	dir := t.TempDir()
 	base := make([]mixRow, len(cases))

@@ -27,7 +27,7 @@ func TestSplitMP3SamePlans(t *testing.T) {
 	speech := ""
 	var in []string
 	for i, f := range []string{"en_asterisk_allison_demo-instruct_73s.wav", "fr_asterisk_june_demo-instruct_71s.wav",
-		"en_librivox_sense_sensibility_0870.wav", "fr_picovoice_leopard_test_fr.wav",
+		"en_librivox_sense_sensibility_0870.wav", "es_asterisk_allison_demo-instruct_86s.wav",
 		"en_asterisk_allison_demo-instruct_73s.wav", "fr_asterisk_june_demo-instruct_71s.wav"} {
 		in = append(in, "-i", rec+f)
 		speech += "[" + string(rune('0'+i)) + ":a]aresample=44100,aformat=channel_layouts=mono[s" + string(rune('0'+i)) + "];"

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
 // quietRuns returns the stretches of at least minSec where the envelope's
@@ -53,20 +54,13 @@ func warned(a *dsp.Analysis, prefix string) bool {
 // minimum silence), and for the file with word times no cut overlaps a
 // word by more than 30 ms.
 func TestRealRecordings(t *testing.T) {
-	data := filepath.Join("..", "testdata", "recordings")
-	files, err := filepath.Glob(filepath.Join(data, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := realdata.RecordingFiles(t)
 	pr := DefaultPreset()
 	var lines []string
 	seen := map[string]int{}
 	for _, path := range files {
 		base := filepath.Base(path)
 		ext := filepath.Ext(base)
-		if ext != ".wav" && ext != ".flac" && ext != ".ogg" && ext != ".mp3" {
-			continue
-		}
 		kind := strings.SplitN(base, "_", 2)[0]
 		seen[kind]++
 		a := analyzeFile(t, path)
@@ -162,10 +156,10 @@ func TestRealRecordings(t *testing.T) {
 		}
 	}
 	if seen["music"] == 0 || seen["noise"] == 0 || seen["en"]+seen["fr"] == 0 {
-		t.Fatalf("testdata/recordings incomplete: %v", seen)
+		t.Fatalf("recordings incomplete: %v", seen)
 	}
 	sort.Strings(lines)
-	t.Logf("default preset %q on %s:\n%s", pr.Name, data, strings.Join(lines, "\n"))
+	t.Logf("default preset %q:\n%s", pr.Name, strings.Join(lines, "\n"))
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

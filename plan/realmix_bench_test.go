@@ -12,6 +12,7 @@ import (
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
 // cpuSeconds returns the process's user+system CPU time.
@@ -27,7 +28,7 @@ func cpuSeconds() float64 {
 // goroutine) of a case written as a 16-bit WAV file and read 8 times over
 // (about 11 minutes of audio).
 func benchMixWAV(b *testing.B, c corpus.MixCase) {
-	x, err := corpus.NewMixer(filepath.Join("..", "testdata", "recordings")).Mix(context.Background(), c)
+	x, err := corpus.NewMixer(realdata.AllRecordings(b)...).Mix(context.Background(), c)
 	if err != nil {
 		b.Fatal(err)
 	}

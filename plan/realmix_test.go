@@ -14,6 +14,7 @@ import (
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
 var realmixVerbose = flag.Bool("realmix.v", false, "log every case of TestRealMix")
@@ -37,7 +38,7 @@ type mixRow struct {
 // podcast preset and scores it.
 func runRealMix(t *testing.T, cases []corpus.MixCase) []mixRow {
 	t.Helper()
-	m := corpus.NewMixer(filepath.Join("..", "testdata", "recordings"))
+	m := corpus.NewMixer(realdata.AllRecordings(t)...)
 	pr := DefaultPreset()
 	var rows []mixRow
 	for _, c := range cases {
@@ -824,7 +825,7 @@ func TestShortWords(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short words: about 20 s")
 	}
-	m := corpus.NewMixer(filepath.Join("..", "testdata", "recordings"))
+	m := corpus.NewMixer(realdata.AllRecordings(t)...)
 	type mix struct {
 		c  corpus.MixCase
 		a  *dsp.Analysis

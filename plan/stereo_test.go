@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
 // pairSource is a dsp.Source of two mono signals as left and right, the
@@ -50,7 +50,7 @@ func TestStereoMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stereo cases: about 20 s")
 	}
-	m := corpus.NewMixer(filepath.Join("..", "testdata", "recordings"))
+	m := corpus.NewMixer(realdata.AllRecordings(t)...)
 	byName := map[string]corpus.MixCase{}
 	for _, c := range corpus.MixCases() {
 		byName[c.Name] = c

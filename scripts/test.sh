@@ -39,8 +39,30 @@ fi
 # Tests that need PostgreSQL or versitygw fail rather than skip without them.
 export AUTOCUT_REQUIRE_SERVERS=1
 
+# Real material from public repositories is not in the repository: tests
+# read it from the folder AUTOCUT_REALDATA names (internal/realdata; .ci/run
+# sets it). Each test that looks for it records whether it ran with it,
+# skipped for lack of it or ran on the repository's material only.
+realdata_log=$(mktemp)
+trap 'rm -f "$realdata_log"' EXIT
+export AUTOCUT_REALDATA_LOG="$realdata_log"
+if [ -n "${AUTOCUT_REALDATA:-}" ]; then
+  echo "real material: AUTOCUT_REALDATA=$AUTOCUT_REALDATA" >&2
+else
+  echo "real material: AUTOCUT_REALDATA is not set; the tests that need it skip (under CI=true they fail)" >&2
+fi
+realdata_summary() {
+  local ran skipped partial
+  count() { grep "^$1"$'\t' "$realdata_log" | cut -f2 | sort -u | wc -l; }
+  ran=$(count ran)
+  skipped=$(count skipped)
+  partial=$(count partial)
+  echo "real material: $ran tests ran with AUTOCUT_REALDATA, $skipped skipped for lack of AUTOCUT_REALDATA, $partial ran on the repository's material only" >&2
+}
+
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...
+realdata_summary
 
 # The race detector over the packages that run goroutines (the job layer's
 # workers, leases and sweeps; the HTTP adapter's handlers, uploads and

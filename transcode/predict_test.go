@@ -13,13 +13,9 @@ import (
 // synthetic worst cases for the limiter, each with a plan keeping most of it.
 func limiterCorpus(t *testing.T) []string {
 	t.Helper()
-	return []string{
-		recording("en_asterisk_allison_demo-instruct_73s.wav"),
-		recording("fr_asterisk_june_demo-instruct_71s.wav"),
-		recording("en_jfk_inaugural_11s.flac"),
-		recording("en_librispeech_5703-47212-0000.ogg"),
-		recording("music_brahms_hungarian_dance5_pd.ogg"),
-		recording("music_kevin_macleod_vibe_ace_ccby.ogg"),
+	return append(recordings(t, "en_asterisk_allison_demo-instruct_73s.wav", "fr_asterisk_june_demo-instruct_71s.wav",
+		"en_jfk_inaugural_11s.flac", "en_librispeech_5703-47212-0000.ogg",
+		"music_brahms_hungarian_dance5_pd.ogg", "music_kevin_macleod_vibe_ace_ccby.ogg"),
 		// Loud transients: quiet speech (about -33 LUFS) with a 2 ms click
 		// at -1 dBFS every 1.5 s, which the gain lifts 17 dB over the ceiling.
 		gen(t, "clicks.wav", "-i", recording("en_asterisk_allison_demo-instruct_73s.wav"),
@@ -30,8 +26,7 @@ func limiterCorpus(t *testing.T) []string {
 		// noise bed 26 dB lower; the bursts carry most of the loudness and
 		// stand 19 dB over it, so most of what makes the loudness is limited.
 		gen(t, "bursts.wav", "-f", "lavfi", "-i", "anoisesrc=color=white:seed=9:amplitude=1:d=40",
-			"-af", "asetnsamples=n=48,volume='if(lt(mod(t,0.4),0.004),1,0.05)':eval=frame", "-ar", "48000", "-ac", "2", "-c:a", "pcm_s24le"),
-	}
+			"-af", "asetnsamples=n=48,volume='if(lt(mod(t,0.4),0.004),1,0.05)':eval=frame", "-ar", "48000", "-ac", "2", "-c:a", "pcm_s24le"))
 }
 
 // TestPredictedLoudnessMatchesLimiter: on real recordings and synthetic worst

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/realdata"
 	"github.com/autocut-dev/autocut/plan"
 	"github.com/autocut-dev/autocut/timeline"
 )
@@ -174,14 +175,32 @@ func ebur128(t testing.TB, path string) (float64, float64) {
 // repository's testdata (see its ATTRIBUTION.txt).
 func recording(name string) string { return filepath.Join("..", "testdata", "recordings", name) }
 
-func TestNormalizeMeetsTargetMeasuredByFFmpeg(t *testing.T) {
-	inputs := []string{
-		recording("en_asterisk_allison_demo-instruct_73s.wav"),
-		recording("fr_picovoice_leopard_test_fr.wav"),
-		recording("music_loop_garzul_cc0.flac"),
-		// a hot input whose peaks the limiter must catch
-		gen(t, "hot.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=3:amplitude=0.9:d=20", "-ar", "44100", "-ac", "2"),
+// recordings returns the paths of the named recordings found in the
+// repository's testdata or the real material (internal/realdata); a name
+// in neither is left out, and said so.
+func recordings(t *testing.T, names ...string) []string {
+	t.Helper()
+	dirs := realdata.Recordings(t)
+	var out []string
+	for _, n := range names {
+		found := false
+		for _, d := range dirs {
+			if p := filepath.Join(d, n); exists(p) {
+				out, found = append(out, p), true
+				break
+			}
+		}
+		if !found {
+			t.Logf("%s: not measured (not in the repository; %s)", n, realdata.Var)
+		}
 	}
+	return out
+}
+
+func TestNormalizeMeetsTargetMeasuredByFFmpeg(t *testing.T) {
+	inputs := append(recordings(t, "en_asterisk_allison_demo-instruct_73s.wav", "fr_picovoice_leopard_test_fr.wav", "music_loop_garzul_cc0.flac"),
+		// a hot input whose peaks the limiter must catch
+		gen(t, "hot.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=3:amplitude=0.9:d=20", "-ar", "44100", "-ac", "2"))
 	for _, in := range inputs {
 		a := analyze(t, in)
 		d := a.Input.Duration
@@ -354,3 +373,5 @@ func TestRenderBadArguments(t *testing.T) {
 		t.Errorf("files left behind: %v", ents)
 	}
 }
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }

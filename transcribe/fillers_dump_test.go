@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
 // TestDumpFrames prints the detector's per-frame features of the clips named
@@ -20,7 +21,7 @@ func TestDumpFrames(t *testing.T) {
 		t.Skip("set AUTOCUT_DUMP=clip[,clip] to print frame features")
 	}
 	for _, name := range strings.Split(names, ",") {
-		st, err := dsp.Open(context.Background(), filepath.Join(fillersDir, name+".flac"))
+		st, err := dsp.Open(context.Background(), filepath.Join(realdata.Path(t, "fillers"), name+".flac"))
 		if err != nil {
 			t.Fatal(err)
 		}

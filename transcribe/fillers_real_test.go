@@ -11,10 +11,13 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/realdata"
 )
 
-// The real material: testdata/fillers (see its README.md for the sources,
-// the licences and how the labels were made).
+// The real material: the clips are in the fillers/ folder of
+// AUTOCUT_REALDATA (internal/realdata); their labels and the tune/report
+// split, made for this project, are in testdata/fillers (see its README.md
+// for the sources, the licences and how the labels were made).
 const fillersDir = "../testdata/fillers"
 
 // labelled is one labelled interval of a clip.
@@ -32,6 +35,7 @@ type clip struct {
 
 func loadClips(t testing.TB) []clip {
 	t.Helper()
+	audio := realdata.Path(t, "fillers")
 	f, err := os.Open(filepath.Join(fillersDir, "split.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +52,7 @@ func loadClips(t testing.TB) []clip {
 		if len(fs) != 2 {
 			t.Fatalf("split.txt: bad line %q", line)
 		}
-		c := clip{name: fs[1], part: fs[0], lang: fs[1][:2], path: filepath.Join(fillersDir, fs[1]+".flac")}
+		c := clip{name: fs[1], part: fs[0], lang: fs[1][:2], path: filepath.Join(audio, fs[1]+".flac")}
 		c.labels = loadLabels(t, filepath.Join(fillersDir, fs[1]+".labels"))
 		clips = append(clips, c)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
+	"github.com/autocut-dev/autocut/internal/realdata"
 	"github.com/autocut-dev/autocut/plan"
 )
 
@@ -217,7 +218,7 @@ func TestAnalyzePauseWarningFollowsPlan(t *testing.T) {
 			c = x
 		}
 	}
-	mx, err := corpus.NewMixer(filepath.Join("..", "..", "testdata", "recordings")).Mix(context.Background(), c)
+	mx, err := corpus.NewMixer(realdata.AllRecordings(t)...).Mix(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -328,17 +328,45 @@ const (
 	truthFrameSec      = 0.01
 )
 
-// Mixer builds cases from a recordings directory, decoding each recording
-// once (with ffmpeg, to mono float at MixRate). Safe for concurrent use.
+// Mixer builds cases from recordings looked up in a list of folders,
+// decoding each recording once (with ffmpeg, to mono float at MixRate).
+// Safe for concurrent use.
 type Mixer struct {
-	dir string
+	dirs []string
 
 	mu      sync.Mutex
 	decoded map[string][]float32
 }
 
-// NewMixer returns a Mixer of the recordings in dir (testdata/recordings).
-func NewMixer(dir string) *Mixer { return &Mixer{dir: dir, decoded: map[string][]float32{}} }
+// NewMixer returns a Mixer of the recordings in dirs: a recording is read
+// from the first folder that holds it (the repository's testdata/recordings,
+// then the real material's recordings/, see internal/realdata).
+func NewMixer(dirs ...string) *Mixer { return &Mixer{dirs: dirs, decoded: map[string][]float32{}} }
+
+// ErrNoRecording reports that no folder of the Mixer holds a recording.
+var ErrNoRecording = errors.New("corpus: recording not found")
+
+// find returns the path of recording name in the first folder holding it.
+func (m *Mixer) find(name string) (string, error) {
+	for _, d := range m.dirs {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s in %q", ErrNoRecording, name, m.dirs)
+}
+
+// Has reports whether every recording case c reads is in the Mixer's
+// folders (its speech and, for the beds taken from recordings, theirs).
+func (m *Mixer) Has(c MixCase) bool {
+	for _, name := range c.Recordings() {
+		if _, err := m.find(name); err != nil {
+			return false
+		}
+	}
+	return true
+}
 
 // ErrNoFFmpeg reports that ffmpeg, which decodes the recordings, is missing.
 var ErrNoFFmpeg = errors.New("ffmpeg not found (Debian package ffmpeg)")
@@ -351,11 +379,15 @@ func (m *Mixer) load(ctx context.Context, name string) ([]float32, error) {
 	if ok {
 		return x, nil
 	}
+	path, err := m.find(name)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		return nil, ErrNoFFmpeg
 	}
 	var out, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", filepath.Join(m.dir, name),
+	cmd := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", path,
 		"-ac", "1", "-ar", fmt.Sprint(MixRate), "-f", "f32le", "-")
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
@@ -691,18 +723,42 @@ func (m *Mixer) speech(ctx context.Context, name string) ([]float32, error) {
 	return out, nil
 }
 
-// bed returns n samples of the case's bed at any level (Build scales it).
-func (m *Mixer) bed(ctx context.Context, c MixCase, n int, r *rand.Rand) ([]float32, error) {
+// bedRecordings returns the recordings case c's bed is made of (none for
+// a generated bed).
+func bedRecordings(c MixCase) []string {
 	switch c.Bed {
 	case BedVinyl:
-		x, err := m.load(ctx, "noise_vinyl_hiss_cc0.flac")
-		return loopTo(x, n, r), err
+		return []string{"noise_vinyl_hiss_cc0.flac"}
 	case BedPink:
-		x, err := m.load(ctx, "noise_alsa_pink_1s.wav")
+		return []string{"noise_alsa_pink_1s.wav"}
+	case BedMusic:
+		return []string{"music_kevin_macleod_vibe_ace_ccby.ogg", "music_brahms_hungarian_dance5_pd.ogg", "music_loop_garzul_cc0.flac"}
+	case BedCrosstalk, BedPhone:
+		other := "fr_asterisk_june_demo-instruct_71s.wav"
+		if c.Speech == other {
+			other = "en_asterisk_allison_demo-instruct_73s.wav"
+		}
+		return []string{other}
+	}
+	return nil
+}
+
+// Recordings returns the recordings case c is built from: its speech,
+// then its bed's.
+func (c MixCase) Recordings() []string {
+	return append([]string{c.Speech}, bedRecordings(c)...)
+}
+
+// bed returns n samples of the case's bed at any level (Build scales it).
+func (m *Mixer) bed(ctx context.Context, c MixCase, n int, r *rand.Rand) ([]float32, error) {
+	files := bedRecordings(c)
+	switch c.Bed {
+	case BedVinyl, BedPink:
+		x, err := m.load(ctx, files[0])
 		return loopTo(x, n, r), err
 	case BedMusic:
 		var all []float32
-		for _, f := range []string{"music_kevin_macleod_vibe_ace_ccby.ogg", "music_brahms_hungarian_dance5_pd.ogg", "music_loop_garzul_cc0.flac"} {
+		for _, f := range files {
 			x, err := m.load(ctx, f)
 			if err != nil {
 				return nil, err
@@ -711,11 +767,7 @@ func (m *Mixer) bed(ctx context.Context, c MixCase, n int, r *rand.Rand) ([]floa
 		}
 		return loopTo(all, n, r), nil
 	case BedCrosstalk, BedPhone:
-		other := "fr_asterisk_june_demo-instruct_71s.wav"
-		if c.Speech == other {
-			other = "en_asterisk_allison_demo-instruct_73s.wav"
-		}
-		x, err := m.load(ctx, other)
+		x, err := m.load(ctx, files[0])
 		if err != nil {
 			return nil, err
 		}
