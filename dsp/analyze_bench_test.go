@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // patternPCM16 renders sec seconds of speech-like stereo at 44.1 kHz as
@@ -200,9 +202,7 @@ func (m *memProbe) Read(p []float32) (int, error) {
 // classifies most frames and the envelope keeps their spectrum
 // (Envelope.Bands: 20 bytes a frame; 73 MB measured when it came).
 func TestAnalyzeMemory3h(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3 hours of audio; run without -short")
-	}
+	testtier.Slow(t, "3 hours of audio; run without -short")
 	const rate, ch, sec = 48000, 2, 3 * 3600
 	for _, tc := range []struct {
 		name       string

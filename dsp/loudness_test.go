@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 var inf = math.Inf(-1)
@@ -210,9 +212,7 @@ func TestSilenceIsMinusInf(t *testing.T) {
 // tenths of an LU lower); ffmpeg's ebur128 filter on the same signal prints its own
 // figures, parsed and compared too.
 func TestLoudnessRangeDynamic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10 minutes of audio from ffmpeg")
-	}
+	testtier.Slow(t, "10 minutes of audio from ffmpeg")
 	const graph = "anoisesrc=color=pink:seed=7:amplitude=0.3:sample_rate=48000:duration=600," +
 		"volume='pow(10,-24*(0.5+0.5*sin(2*PI*t/47))*(0.5+0.5*sin(2*PI*t/13))/20)':eval=frame"
 	cmd := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", graph, "-f", "f32le", "-acodec", "pcm_f32le", "-")

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // speechMP3 encodes about 3.5 minutes of real speech (three recordings,
@@ -315,9 +317,7 @@ func TestSplitMP3Cancelled(t *testing.T) {
 // envelope). The file is 8 kHz stereo, which encodes fast: the analysis's
 // memory depends on the length and the channels, not on the rate.
 func TestAnalyzeMP3Memory3h(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3 hours of audio; run without -short")
-	}
+	testtier.Slow(t, "3 hours of audio; run without -short")
 	if !(FFmpegDecoder{}).Available() {
 		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
 	"github.com/autocut-dev/autocut/internal/realdata"
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 var realmixCodecs = flag.Bool("realmix.codecs", false, "TestCodecMix: every speaker over every bed at 15 and 25 dB under every condition (about 11 minutes)")
@@ -186,9 +187,7 @@ var codecFlagOnly = map[string]bool{"mp3-128k": true, "aac-64k": true, "norm": t
 // under every condition, logged and compared with the mixes but held to
 // no floor.
 func TestCodecMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("codec cases: about a minute")
-	}
+	testtier.Slow(t, "codec cases: about a minute")
 	var conds []corpus.Condition
 	for _, c := range corpus.Conditions() {
 		if *realmixCodecs || !codecFlagOnly[c.Name] {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // corpusCases is how many cases per seed the accuracy test generates
@@ -80,9 +81,7 @@ func silencedetect(t *testing.T, path string, noiseDb float64, dur float64) []Cu
 // most 40 ms, on every case. ffmpeg silencedetect at -40 and -50 dB is
 // scored beside it.
 func TestCorpusAccuracy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("corpus generation takes ~15 s")
-	}
+	testtier.Slow(t, "corpus generation takes ~15 s")
 	p := Params{MinSilenceSec: 0.5, KeepSilenceMs: 0, MinSpeechMs: 0}
 	so := corpus.ScoreOptions{MinSilence: 0.5, Tol: 0.1}
 	var lines []string

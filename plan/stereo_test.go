@@ -11,6 +11,7 @@ import (
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
 	"github.com/autocut-dev/autocut/internal/realdata"
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // pairSource is a dsp.Source of two mono signals as left and right, the
@@ -47,9 +48,7 @@ func (s *pairSource) Read(p []float32) (int, error) {
 // speech (dsp's stereoPolarity). Wired either way, each case must plan
 // alike: removal within a point, clipping no more than 10 ms apart.
 func TestStereoMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("stereo cases: about 20 s")
-	}
+	testtier.Slow(t, "stereo cases: about 20 s")
 	m := corpus.NewMixer(realdata.AllRecordings(t)...)
 	byName := map[string]corpus.MixCase{}
 	for _, c := range corpus.MixCases() {

@@ -60,6 +60,11 @@ realdata_summary() {
   echo "real material: $ran tests ran with AUTOCUT_REALDATA, $skipped skipped for lack of AUTOCUT_REALDATA, $partial ran on the repository's material only" >&2
 }
 
+# Both tiers: the fast one (go test ./..., what a contributor runs after a
+# change) and the slow one (internal/testtier: the accuracy sweeps over the
+# corpora, hour-long media, the cluster and outage tests).
+export AUTOCUT_SLOW=1
+
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...
 realdata_summary

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/autocut-dev/autocut/internal/testservers"
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // clusterJob is the part of a job the cluster test reads.
@@ -39,9 +40,7 @@ type clusterJob struct {
 // exactly once; DELETE through an API node stops a render on a worker; the
 // retention sweep runs once per cluster, not per node.
 func TestCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cluster test in -short mode")
-	}
+	testtier.Slow(t, "cluster test in -short mode")
 	pg := testservers.Postgres(t)
 	s3 := testservers.VersityGW(t)
 	bin := buildBinary(t)

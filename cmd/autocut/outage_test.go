@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autocut-dev/autocut/internal/testservers"
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // TestServeOutage runs the real binary (--role all) on PostgreSQL and an S3
@@ -22,9 +23,7 @@ import (
 // 503; once each is back, the same routes work without a restart, and a
 // new job runs to the end.
 func TestServeOutage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("outage test in -short mode")
-	}
+	testtier.Slow(t, "outage test in -short mode")
 	pg, err := url.Parse(testservers.Postgres(t))
 	if err != nil {
 		t.Fatal(err)
