@@ -59,6 +59,11 @@ type ParamsInput struct {
 	MinSilenceSec *float64 `json:"minSilenceSec,omitempty"`
 	KeepSilenceMs *float64 `json:"keepSilenceMs,omitempty"`
 	MinSpeechMs   *float64 `json:"minSpeechMs,omitempty"`
+	// Crosstalk: "keep" (a voice under the main one is speech: the far
+	// side of a call, a guest off-mic; the default) or "cut" (one person's
+	// microphone: another speaker's bleed, well under the main voice, is
+	// cut as pause).
+	Crosstalk *string `json:"crosstalk,omitempty"`
 }
 
 // ExportInput are export settings as a client sends them; nil means unset.
@@ -110,6 +115,7 @@ type Params struct {
 	MinSilenceSec float64  `json:"minSilenceSec"`
 	KeepSilenceMs float64  `json:"keepSilenceMs"`
 	MinSpeechMs   float64  `json:"minSpeechMs"`
+	Crosstalk     string   `json:"crosstalk"` // "keep" or "cut"
 }
 
 // Export are a job's effective export settings.

@@ -375,7 +375,7 @@ func pauseCheck(env *Envelope, lvl Levels) (float64, string) {
 	if ok || len(lv) == 0 {
 		return thr, noSpeechWarning(env, lvl)
 	}
-	if NonSpeech(env, lv, lvl.SpeechLevelDb, 0) != nil {
+	if NonSpeech(env, lv, lvl.SpeechLevelDb, 0, 0) != nil {
 		return thr, noSpeechWarning(env, lvl)
 	}
 	return thr, fmt.Sprintf(WarnNoPauses+": the level never stays under %.1f dBFS (%.0f dB under the programme level, %.1f dBFS) for 0.5 s, and no voice stands out of a background for that long; nothing is cut",

@@ -100,7 +100,7 @@ func TestVoiceLoneSounds(t *testing.T) {
 	a := analyse(speech)
 	env := &a.Envelope
 	lv := SmoothedLevels(env.RMSDb)
-	bg := NonSpeech(env, lv, a.SpeechLevelDb, 0)
+	bg := NonSpeech(env, lv, a.SpeechLevelDb, 0, 0)
 	if bg == nil {
 		t.Fatalf("NonSpeech: nil (heard %d, voiced %d)", env.VoiceHeard, VoicedFrames(env))
 	}
@@ -146,7 +146,7 @@ func TestVoiceLoneSounds(t *testing.T) {
 		t.Errorf("VoiceHeard %d, want %d or more", env.VoiceHeard, minVoicedFrames)
 	}
 	k := analyse(keys)
-	if k.Envelope.VoiceHeard != 0 || NonSpeech(&k.Envelope, SmoothedLevels(k.Envelope.RMSDb), k.SpeechLevelDb, 0) != nil {
+	if k.Envelope.VoiceHeard != 0 || NonSpeech(&k.Envelope, SmoothedLevels(k.Envelope.RMSDb), k.SpeechLevelDb, 0, 0) != nil {
 		t.Errorf("keystrokes alone: heard %d, NonSpeech not nil", k.Envelope.VoiceHeard)
 	}
 }

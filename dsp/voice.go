@@ -1045,7 +1045,14 @@ func fastMid(lv []float32, e, nf, ns int) float64 {
 // VoiceHeard alone (picovoice's final burst over music at 20 dB, 60 ms;
 // allison's over pink noise at 35 dB with the speaker leaning away, 40
 // ms).
-func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
+//
+// keepVoiced, when over 0, spares a voice the faint-voice rule: a stretch
+// holding keepVoiced or more consecutive frames the network heard as
+// speech stays speech however far under the speaker it lies (a quieter
+// speaker, the far side of a call); the rule then takes only what the
+// network does not hear as a voice for that long (keystrokes, crackles,
+// a bed's notes). 0: it takes any faint voice (another speaker's bleed).
+func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64, keepVoiced int) []bool {
 	if env == nil {
 		return nil
 	}
@@ -1059,7 +1066,7 @@ func NonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 		}
 		faintDb = 0
 	}
-	bg := nonSpeech(env, lv, speechDb, faintDb)
+	bg := nonSpeech(env, lv, speechDb, faintDb, keepVoiced)
 	if !hasRun(bg, minPauseFrames) {
 		return nil
 	}
@@ -1167,7 +1174,7 @@ func hasRun(b []bool, k int) bool {
 }
 
 // nonSpeech is NonSpeech without the checks of the whole input.
-func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
+func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64, keepVoiced int) []bool {
 	n := len(env.Voice)
 	floor := localFloor(lv)
 	seed := make([]bool, n)
@@ -1188,11 +1195,13 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 	// the faint-voice rule. Speech does not grow over them.
 	var other []bool
 	var ref []float32 // the speaker's level where the faint-voice rule applies
+	var voiced []bool // frames of a voice the rule spares (keepVoiced)
 	if faintDb > 0 {
 		other = make([]bool, n)
 		ref = trackSpeechLevel(env.RMSDb, speakerLevel(env.RMSDb))
+		voiced = voicedStretches(voicedRuns(env.Voice, keepVoiced), lv, floor)
 		for i := range seed {
-			if seed[i] && float64(lv[i]) < float64(ref[i])-faintDb+faintSeedDb {
+			if seed[i] && !voiced[i] && float64(lv[i]) < float64(ref[i])-faintDb+faintSeedDb {
 				seed[i], other[i] = false, true
 			}
 		}
@@ -1257,7 +1266,7 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 		i = j
 	}
 	if faintDb > 0 {
-		fainterStretches(speech, other, lv, floor, ref, faintDb)
+		fainterStretches(speech, other, voiced, lv, floor, ref, faintDb)
 	}
 	// Level first: a run of at least loudRunFrames (80 ms) within
 	// bgMaxDb of the speech level is sound, whatever the classifier says (a
@@ -1293,7 +1302,9 @@ func nonSpeech(env *Envelope, lv []float32, speechDb, faintDb float64) []bool {
 // over within flankGapFrames on each side. The word's extent and flanks
 // are level's, so that it does not hang on the voice scores around it
 // (which an analysis in two halves may give a little differently).
-func fainterStretches(speech, other []bool, lv, floor, ref []float32, faintDb float64) {
+//
+// A stretch holding a frame of voiced (voicedRuns) stays.
+func fainterStretches(speech, other, voiced []bool, lv, floor, ref []float32, faintDb float64) {
 	n := len(speech)
 	limit := func(k int) float64 { return float64(ref[k]) - (faintDb - faintPeakDb) }
 	deepest := func(k int) float64 { return float64(ref[k]) - faintDb }
@@ -1302,13 +1313,14 @@ func fainterStretches(speech, other []bool, lv, floor, ref []float32, faintDb fl
 			i++
 			continue
 		}
-		j, pk := i, i
+		j, pk, spared := i, i, false
 		for ; j < n && speech[j]; j++ {
 			if lv[j] > lv[pk] {
 				pk = j
 			}
+			spared = spared || voiced[j]
 		}
-		if float64(lv[pk]) < limit(pk) {
+		if !spared && float64(lv[pk]) < limit(pk) {
 			for k := i; k < j; k++ {
 				speech[k], other[k] = false, true
 			}
@@ -1346,6 +1358,56 @@ func fainterStretches(speech, other []bool, lv, floor, ref []float32, faintDb fl
 		}
 		i = j
 	}
+}
+
+// voicedRuns marks the frames of runs of k or more consecutive frames of
+// voice: frames the network heard as speech (VoiceScore voicedMin or more)
+// or that level found loud over their floor (VoiceLoud, where the network
+// was not asked); none when k is 0. A word holds such a run; a keystroke
+// or a crackle is shorter.
+func voicedRuns(voice []uint8, k int) []bool {
+	out := make([]bool, len(voice))
+	if k <= 0 {
+		return out
+	}
+	for i := 0; i < len(voice); {
+		j := i
+		for j < len(voice) && voice[j] != VoiceFloor && (voice[j] == VoiceLoud || VoiceScore(voice[j]) >= voicedMin) {
+			j++
+		}
+		if j-i >= k {
+			for f := i; f < j; f++ {
+				out[f] = true
+			}
+		}
+		i = max(j, i+1)
+	}
+	return out
+}
+
+// voicedStretches widens each run of voiced to the stretch around it that
+// stands growMarginDb over the local floor (lv, floor): the whole of the
+// words a voiced run lies in.
+func voicedStretches(voiced []bool, lv, floor []float32) []bool {
+	n := len(voiced)
+	over := func(k int) bool { return float64(lv[k]) >= float64(floor[k])+growMarginDb }
+	out := slices.Clone(voiced)
+	for i := 0; i < n; i++ {
+		if !voiced[i] || (i > 0 && voiced[i-1]) {
+			continue
+		}
+		for k := i - 1; k >= 0 && over(k) && !out[k]; k-- {
+			out[k] = true
+		}
+		j := i
+		for j < n && voiced[j] {
+			j++
+		}
+		for k := j; k < n && over(k) && !out[k]; k++ {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // trackSpeechLevel follows the speaker's level through the input, for the

@@ -242,7 +242,7 @@ func TestFainterStretches(t *testing.T) {
 			for i := range ref {
 				ref[i] = limit + 10
 			}
-			fainterStretches(speech, other, lv, fl, ref, 15)
+			fainterStretches(speech, other, make([]bool, len(lv)), lv, fl, ref, 15)
 			f := 0
 			for k, s := range tc.segs {
 				if other[f] != tc.other[k] || s.lv > -50 && speech[f] == tc.other[k] {
@@ -422,7 +422,7 @@ func testVoiceLevel(t *testing.T, path string) {
 // TestVoiceOfNilEnvelope: a nil envelope has no classification (both
 // panicked).
 func TestVoiceOfNilEnvelope(t *testing.T) {
-	if got := NonSpeech(nil, nil, -20, 15); got != nil {
+	if got := NonSpeech(nil, nil, -20, 15, 0); got != nil {
 		t.Errorf("NonSpeech(nil) = %v, want nil", got)
 	}
 	if got := VoicedFrames(nil); got != 0 {

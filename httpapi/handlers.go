@@ -391,6 +391,9 @@ func (s *server) preview(w http.ResponseWriter, r *http.Request, ps httprouter.P
 			*f.dst = &x
 		}
 	}
+	if v := q.Get("crosstalk"); v != "" {
+		p.Crosstalk = &v
+	}
 	if err := jobs.CheckParams(&p); err != nil {
 		writeError(w, err)
 		return

@@ -163,9 +163,12 @@ func TestOpenAPIEnumerations(t *testing.T) {
 			}
 		}
 	}
-	if n := len(at(t, schema("ParamsInput"), "properties").(map[string]any)); n != len(plan.Limits()) {
-		t.Errorf("ParamsInput has %d properties, plan %d limits", n, len(plan.Limits()))
+	if n := len(at(t, schema("ParamsInput"), "properties").(map[string]any)); n != len(plan.Limits())+1 {
+		t.Errorf("ParamsInput has %d properties, plan %d limits and crosstalk", n, len(plan.Limits()))
 	}
+	sameSet(t, "ParamsInput.crosstalk", enum("ParamsInput", "properties", "crosstalk"), plan.CrosstalkModes())
+	sameSet(t, "Params.crosstalk", enum("Params", "properties", "crosstalk"), plan.CrosstalkModes())
+	sameSet(t, "preview crosstalk", strs(t, at(t, preview, "#crosstalk", "schema", "enum")), plan.CrosstalkModes())
 
 	// Timelines: the kinds of the route and of the job's timelines object,
 	// the FCPXML versions, the rate range.

@@ -63,6 +63,9 @@ func checkParams(prefix string, p *apiv1.ParamsInput) error {
 			return invalid("%s%s must be between %g and %g, got %g", prefix, f.name, l.Min, l.Max, *f.v)
 		}
 	}
+	if p.Crosstalk != nil && !slices.Contains(plan.CrosstalkModes(), *p.Crosstalk) {
+		return invalid("%scrosstalk must be one of %s, got %q", prefix, strings.Join(plan.CrosstalkModes(), ", "), *p.Crosstalk)
+	}
 	return nil
 }
 

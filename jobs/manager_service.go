@@ -72,6 +72,9 @@ func applyParams(p *plan.Params, in *apiv1.ParamsInput) {
 	if in.MinSpeechMs != nil {
 		p.MinSpeechMs = *in.MinSpeechMs
 	}
+	if in.Crosstalk != nil {
+		p.Crosstalk = *in.Crosstalk
+	}
 }
 
 func applyExport(e *apiv1.Export, in *apiv1.ExportInput) error {

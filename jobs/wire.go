@@ -13,7 +13,10 @@ import (
 // same JSON (wire_test.go checks it).
 
 func wireParams(p plan.Params) apiv1.Params {
-	out := apiv1.Params{MinSilenceSec: p.MinSilenceSec, KeepSilenceMs: p.KeepSilenceMs, MinSpeechMs: p.MinSpeechMs}
+	out := apiv1.Params{MinSilenceSec: p.MinSilenceSec, KeepSilenceMs: p.KeepSilenceMs, MinSpeechMs: p.MinSpeechMs, Crosstalk: p.Crosstalk}
+	if out.Crosstalk == "" {
+		out.Crosstalk = plan.CrosstalkKeep
+	}
 	if p.ThresholdDb != nil {
 		th := *p.ThresholdDb
 		out.ThresholdDb = &th

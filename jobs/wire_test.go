@@ -54,13 +54,15 @@ func TestWireJSON(t *testing.T) {
 		Keep:        []dsp.Range{{Start: 0, End: 1}, {Start: 2, End: 3}, {Start: 3.5, End: 9}},
 		Stats:       plan.Stats{OriginalSec: 9, FinalSec: 7.5, SavedSec: 1.5, SavedPct: 16.667, CutsCount: 2},
 		ThresholdDb: -42.5, NoiseFloorDb: -71,
-		Params: plan.Params{ThresholdDb: &th, MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120},
+		Params: plan.Params{ThresholdDb: &th, MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120, Crosstalk: plan.CrosstalkCut},
 	}
 	sameJSON(t, "plan", p, wirePlan(p))
-	// Empty arrays are the one difference: the library writes null, the
-	// wire [] (the contract types them as arrays).
-	sameJSON(t, "empty plan", arraysNotNull(t, &plan.Plan{}), wirePlan(&plan.Plan{}))
-	sameJSON(t, "params without threshold", plan.Params{MinSilenceSec: 1}, wireParams(plan.Params{MinSilenceSec: 1}))
+	// Empty arrays are one difference: the library writes null, the wire
+	// [] (the contract types them as arrays). The other: an unset
+	// crosstalk (omitted by the library) shows as its default, keep.
+	keep := plan.Params{Crosstalk: plan.CrosstalkKeep}
+	sameJSON(t, "empty plan", arraysNotNull(t, &plan.Plan{Params: keep}), wirePlan(&plan.Plan{}))
+	sameJSON(t, "params without threshold", plan.Params{MinSilenceSec: 1, Crosstalk: plan.CrosstalkKeep}, wireParams(plan.Params{MinSilenceSec: 1}))
 	if wirePlan(nil) != nil || wireTranscript(nil) != nil {
 		t.Error("nil not kept")
 	}

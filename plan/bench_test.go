@@ -110,7 +110,8 @@ func BenchmarkMake3hVoiced(b *testing.B) {
 		a.Envelope.Voice[i] = uint8(1 + 253*p)
 	}
 	p := DefaultPreset().Params
-	if m := dsp.NonSpeech(&a.Envelope, dsp.SmoothedLevels(a.Envelope.RMSDb), a.SpeechLevelDb, p.FaintVoiceDb); m == nil {
+	p.Crosstalk = CrosstalkCut
+	if m := dsp.NonSpeech(&a.Envelope, dsp.SmoothedLevels(a.Envelope.RMSDb), a.SpeechLevelDb, faintDepth(p), 0); m == nil {
 		b.Fatal("the voice rules do not run on this envelope")
 	}
 	b.ReportAllocs()

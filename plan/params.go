@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -75,8 +76,10 @@ func (p Params) Validate() error {
 			return err
 		}
 	}
-	// faintVoiceDb is set by presets only, not part of the API (no JSON).
-	return Limit{Name: "faintVoiceDb", Min: 0, Max: 60}.Check(p.FaintVoiceDb)
+	if p.Crosstalk != "" && !slices.Contains(CrosstalkModes(), p.Crosstalk) {
+		return fmt.Errorf("%w: crosstalk is %q, allowed %s", ErrInvalidParams, p.Crosstalk, strings.Join(CrosstalkModes(), ", "))
+	}
+	return nil
 }
 
 // Normalization targets a preset may ask for (the export's normalize field).
@@ -133,10 +136,10 @@ const DefaultPresetName = "podcast"
 // word of the speech files and cuts under 3 % of the audible music.
 func Presets() []Preset {
 	return []Preset{
-		{Name: "podcast", Params: Params{MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120, FaintVoiceDb: 15}, Normalize: NormalizePodcast, Rumble: true},
+		{Name: "podcast", Params: Params{MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120}, Normalize: NormalizePodcast, Rumble: true},
 		{Name: "youtube", Params: Params{MinSilenceSec: 0.35, KeepSilenceMs: 120, MinSpeechMs: 150}, Normalize: NormalizeYouTube, Rumble: true},
 		{Name: "cours", Params: Params{MinSilenceSec: 1.2, KeepSilenceMs: 500, MinSpeechMs: 100}, Normalize: NormalizePodcast, Rumble: true},
-		{Name: "interview", Params: Params{MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150, FaintVoiceDb: 15}, Normalize: NormalizePodcast, Rumble: true},
+		{Name: "interview", Params: Params{MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150}, Normalize: NormalizePodcast, Rumble: true},
 		{Name: "radical", Params: Params{MinSilenceSec: 0.2, KeepSilenceMs: 60, MinSpeechMs: 250}, Normalize: NormalizeYouTube, Rumble: true},
 	}
 }

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autocut-dev/autocut/dsp"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/autocut-dev/autocut/dsp"
 )
 
 func TestValidate(t *testing.T) {
@@ -34,8 +35,9 @@ func TestValidate(t *testing.T) {
 		{"keepSilence too long", with(func(p *Params) { p.KeepSilenceMs = 2000.5 }), "keepSilenceMs is 2000.5, allowed 0 to 2000"},
 		{"minSpeech too long", with(func(p *Params) { p.MinSpeechMs = 2001 }), "minSpeechMs is 2001, allowed 0 to 2000"},
 		{"minSpeech -Inf", with(func(p *Params) { p.MinSpeechMs = math.Inf(-1) }), "minSpeechMs is -Inf"},
-		{"faint voice 15 dB", with(func(p *Params) { p.FaintVoiceDb = 15 }), ""},
-		{"faint voice negative", with(func(p *Params) { p.FaintVoiceDb = -1 }), "faintVoiceDb is -1, allowed 0 to 60"},
+		{"crosstalk cut", with(func(p *Params) { p.Crosstalk = CrosstalkCut }), ""},
+		{"crosstalk keep", with(func(p *Params) { p.Crosstalk = CrosstalkKeep }), ""},
+		{"crosstalk unknown", with(func(p *Params) { p.Crosstalk = "drop" }), `crosstalk is "drop", allowed keep, cut`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,10 +57,10 @@ func TestValidate(t *testing.T) {
 
 func TestPresets(t *testing.T) {
 	want := map[string]Params{
-		"podcast":   {MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120, FaintVoiceDb: 15},
+		"podcast":   {MinSilenceSec: 0.6, KeepSilenceMs: 250, MinSpeechMs: 120},
 		"youtube":   {MinSilenceSec: 0.35, KeepSilenceMs: 120, MinSpeechMs: 150},
 		"cours":     {MinSilenceSec: 1.2, KeepSilenceMs: 500, MinSpeechMs: 100},
-		"interview": {MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150, FaintVoiceDb: 15},
+		"interview": {MinSilenceSec: 0.9, KeepSilenceMs: 350, MinSpeechMs: 150},
 		"radical":   {MinSilenceSec: 0.2, KeepSilenceMs: 60, MinSpeechMs: 250},
 	}
 	ps := Presets()
@@ -152,13 +154,14 @@ func withThreshold(p Params, thr float64) Params {
 	return p
 }
 
-// TestParamsJSONKeepsFaintVoice: the job layer stores params as JSON and
-// re-plans from them later, so the preset's crosstalk rule must survive.
-func TestParamsJSONKeepsFaintVoice(t *testing.T) {
+// TestParamsJSONKeepsCrosstalk: the job layer stores params as JSON and
+// re-plans from them later, so the user's crosstalk choice must survive.
+func TestParamsJSONKeepsCrosstalk(t *testing.T) {
 	pr, err := LookupPreset("podcast")
 	if err != nil {
 		t.Fatal(err)
 	}
+	pr.Params.Crosstalk = CrosstalkCut
 	b, err := json.Marshal(pr.Params)
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +170,8 @@ func TestParamsJSONKeepsFaintVoice(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.FaintVoiceDb != pr.Params.FaintVoiceDb || back.FaintVoiceDb == 0 {
-		t.Errorf("faint-voice depth %v after a JSON round trip, want %v", back.FaintVoiceDb, pr.Params.FaintVoiceDb)
+	if back.Crosstalk != pr.Params.Crosstalk || back.Crosstalk != CrosstalkCut {
+		t.Errorf("crosstalk %q after a JSON round trip, want %q", back.Crosstalk, pr.Params.Crosstalk)
 	}
 }
 

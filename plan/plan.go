@@ -27,7 +27,7 @@
 //     background: they count as silence. Level stays the first signal: a
 //     frame well over its local floor over a quiet bed, or as loud as
 //     speech, or classified as speech (the Silero network's probability
-//     0.5 or more) and not a fainter voice (Params.FaintVoiceDb), is
+//     0.5 or more) and not a fainter voice (Params.Crosstalk "cut"), is
 //     speech, and so is what follows it by 200 ms (precedes it by 150 ms)
 //     while the level stays over the floor. Over a quiet bed, a sound
 //     standing alone in a pause (a keystroke, a click; at most 300 ms
@@ -115,8 +115,7 @@
 // speech, the start's anchor moves in past a run of frames at 7 dB that
 // stands apart from the word: more than the 20 ms the onset bridges
 // follow it under 7 dB, and it peaks more than the faint-voice depth
-// (Params.FaintVoiceDb: 15 dB in the podcast and interview presets; off
-// without it) under the speech level. Such a run is a sound of its own
+// (CrosstalkDepthDb with Params.Crosstalk "cut"; off without it) under the speech level. Such a run is a sound of its own
 // before the word (a note of a music bed, a faint other voice) that the
 // edge would not have reached from the word. Allison over music at 25 dB
 // had kept a note 180 ms before a word as its onset (now 20 ms; P95 60 ->
@@ -448,16 +447,50 @@ type Params struct {
 	MinSilenceSec float64  `json:"minSilenceSec"`
 	KeepSilenceMs float64  `json:"keepSilenceMs"`
 	MinSpeechMs   float64  `json:"minSpeechMs"`
-	// FaintVoiceDb, when over 0, makes a voice this many dB or more
-	// under the main speaker, at the speaker's level of that moment
-	// (crosstalk from another speaker's microphone on a close-mic track;
-	// a speaker who leans away is followed), count as pause: its frames cannot seed speech
+	// Crosstalk says what a voice under the main speaker is: speech
+	// (CrosstalkKeep, the default, also for ""), or pause where it lies
+	// CrosstalkDepthDb or more under the main speaker (CrosstalkCut: one
+	// person's microphone, where a fainter voice is another speaker's
+	// bleed).
+	Crosstalk string `json:"crosstalk,omitempty"`
+}
+
+// What a voice under the main speaker is (Params.Crosstalk).
+const (
+	// CrosstalkKeep: a fainter voice is speech (the far side of a call,
+	// a radio link, a guest off-mic): every preset's default.
+	CrosstalkKeep = "keep"
+	// CrosstalkCut: a voice CrosstalkDepthDb or more under the main
+	// speaker, at the speaker's level of that moment (a speaker who leans
+	// away is followed), counts as pause: its frames cannot seed speech
 	// in the voice classification, nor its stretches stay speech, but
 	// for a quiet word between the speaker's own (dsp.NonSpeech says how
-	// the levels compare). Presets set it (15 for
-	// podcast and interview); it is not an API parameter, but it is
-	// stored with the params so that a job re-planned later keeps it.
-	FaintVoiceDb float64 `json:"faintVoiceDb,omitempty"`
+	// the levels compare).
+	CrosstalkCut = "cut"
+)
+
+// CrosstalkDepthDb is how far under the main speaker a voice lies before
+// CrosstalkCut counts it as pause: fitted on the crosstalk mixes of the
+// tune part (TestRealMix's crosstalk and phone cases, a second voice 15-25
+// dB under the first).
+const CrosstalkDepthDb = 15
+
+// CrosstalkModes returns the values Params.Crosstalk may take.
+func CrosstalkModes() []string { return []string{CrosstalkKeep, CrosstalkCut} }
+
+// faintDepth returns the depth under the speech level at which a sound is
+// pause (the faint-voice rule): CrosstalkDepthDb in either mode; with
+// crosstalk kept, a voice the network hears is spared (keepVoiced).
+func faintDepth(Params) float64 { return CrosstalkDepthDb }
+
+// keepVoiced returns how many consecutive frames the network must hear as
+// speech for a faint stretch to stay: tu.keepVoicedFrames with crosstalk
+// kept, 0 (none stays) with crosstalk cut.
+func keepVoiced(p Params, tu tuning) int {
+	if p.Crosstalk == CrosstalkCut {
+		return 0
+	}
+	return tu.keepVoicedFrames
 }
 
 // Stats summarises a plan.

@@ -15,6 +15,7 @@ import (
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/internal/corpus"
 	"github.com/autocut-dev/autocut/internal/realdata"
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 var realmixVerbose = flag.Bool("realmix.v", false, "log every case of TestRealMix")
@@ -62,9 +63,21 @@ func analyseMix(t *testing.T, m *corpus.Mixer, c corpus.MixCase) (*dsp.Analysis,
 	return a, mx.Truth
 }
 
-// planMix plans analysis a of case c with params p and scores the plan
-// against the truth tr.
+// mixParams returns the params case c is planned with: p, with crosstalk
+// cut where the bed is another speaker's bleed (the crosstalk and phone
+// beds: one person's microphone, which the truth counts the other voice
+// as pause on, so a user would ask for it).
+func mixParams(c corpus.MixCase, p Params) Params {
+	if c.Bed == corpus.BedCrosstalk || c.Bed == corpus.BedPhone {
+		p.Crosstalk = CrosstalkCut
+	}
+	return p
+}
+
+// planMix plans analysis a of case c with params p (mixParams) and scores
+// the plan against the truth tr.
 func planMix(c corpus.MixCase, a *dsp.Analysis, tr corpus.MixTruth, p Params) mixRow {
+	p = mixParams(c, p)
 	pl, err := Make(a, p, nil)
 	row := mixRow{c: c}
 	if err != nil {
@@ -421,9 +434,7 @@ var levelLimits = map[float64]mixLimits{
 // mixMaxP95BarCases) and
 // logs where the bars are not met.
 func TestRealMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real-speech set: about a minute")
-	}
+	testtier.Slow(t, "real-speech set: about a minute")
 	checkMix(t, runRealMix(t, corpus.MixCases()), mixLimits{mixMaxClipMs, mixMaxClipCases, mixMaxP95Cases, mixMaxP95BarCases, nil, nil})
 }
 
@@ -580,9 +591,7 @@ func TestNoPauseInputs(t *testing.T) {
 // the podcast preset and checks them as TestRealMix does, with their own
 // regression floors (mixFloor's radio row, radioMax*).
 func TestRadioMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("radio cases: about 20 s")
-	}
+	testtier.Slow(t, "radio cases: about 20 s")
 	checkMix(t, runRealMix(t, corpus.RadioCases()), mixLimits{radioMaxClipMs, radioMaxClipCases, radioMaxP95Cases, radioMaxP95BarCases, radioClipKnown, nil})
 }
 
@@ -591,9 +600,7 @@ func TestRadioMix(t *testing.T) {
 // band) with the podcast preset and checks them as TestRealMix does, with
 // their own regression floors (mixFloor's phone row, phoneMax*).
 func TestPhoneMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("phone cases: about 10 s")
-	}
+	testtier.Slow(t, "phone cases: about 10 s")
 	checkMix(t, runRealMix(t, corpus.PhoneCases()), mixLimits{phoneMaxClipMs, phoneMaxClipCases, phoneMaxP95Cases, phoneMaxP95BarCases, nil, nil})
 }
 
@@ -605,9 +612,7 @@ func TestPhoneMix(t *testing.T) {
 // dB of the speech level, where level alone keeps them; the voice network
 // hears the ones standing alone over the quiet room (dsp's quietLoud).
 func TestTypingMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("typing cases: about 15 s")
-	}
+	testtier.Slow(t, "typing cases: about 15 s")
 	checkMix(t, runRealMix(t, corpus.TypingCases()), mixLimits{typingMaxClipMs, typingMaxClipCases, typingMaxP95Cases, typingMaxP95BarCases, nil, nil})
 }
 
@@ -625,9 +630,7 @@ func TestTypingMix(t *testing.T) {
 // static ones at 16 kHz (crackles, whose peaks a low rate reads low); with
 // -realmix.rates every case of TestRealMix and the phone cases at both.
 func TestRateMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("rate cases: about 30 s")
-	}
+	testtier.Slow(t, "rate cases: about 30 s")
 	sets := []struct {
 		rate  int
 		cases []corpus.MixCase
@@ -697,9 +700,7 @@ func compareMixes(t *testing.T, label, other string, rows, base []mixRow, maxCut
 // dB; with -realmix.offsets every case of TestRealMix (-realmix.dc sets
 // the offset).
 func TestOffsetMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("offset cases: about 40 s")
-	}
+	testtier.Slow(t, "offset cases: about 40 s")
 	var cases []corpus.MixCase
 	for _, c := range corpus.MixCases() {
 		if c.SNRDb == 15 || *realmixOffsets {
@@ -718,9 +719,7 @@ func TestOffsetMix(t *testing.T) {
 // with the podcast preset and checks them as TestRealMix does, with their
 // own regression floors (driftFloor, driftMax*).
 func TestDriftMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drift cases: about 15 s")
-	}
+	testtier.Slow(t, "drift cases: about 15 s")
 	checkMix(t, runRealMix(t, corpus.DriftCases()), mixLimits{driftMaxClipMs, driftMaxClipCases, driftMaxP95Cases, driftMaxP95BarCases, nil, driftFloor})
 }
 
@@ -729,9 +728,7 @@ func TestDriftMix(t *testing.T) {
 // middle) with the podcast preset and checks them as TestRealMix does,
 // with their own regression floors (turnFloor, turnMax*).
 func TestTurnMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("turn cases: about 10 s")
-	}
+	testtier.Slow(t, "turn cases: about 10 s")
 	checkMix(t, runRealMix(t, corpus.TurnCases()), mixLimits{turnMaxClipMs, turnMaxClipCases, turnMaxP95Cases, turnMaxP95BarCases, nil, turnFloor})
 }
 
@@ -740,9 +737,7 @@ func TestTurnMix(t *testing.T) {
 // RT60 0.5 s) with the podcast preset and checks them as TestRealMix
 // does, with their own regression floors (roomFloor, roomMax*).
 func TestRoomMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("room cases: about 40 s")
-	}
+	testtier.Slow(t, "room cases: about 40 s")
 	checkMix(t, runRealMix(t, corpus.RoomCases()), mixLimits{roomMaxClipMs, roomMaxClipCases, roomMaxP95Cases, roomMaxP95BarCases, nil, roomFloor})
 }
 
@@ -757,9 +752,7 @@ func TestRoomMix(t *testing.T) {
 // 18.7 s recordings (jfk, librispeech), whose ends meet so that no middle
 // keeps the usual gain (librispeech 1.5-4.8 s), and 6 more at 60-200 ms.
 func TestFadeMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fade cases: about 30 s")
-	}
+	testtier.Slow(t, "fade cases: about 30 s")
 	checkMix(t, runRealMix(t, corpus.FadeCases()), fadeLimits)
 }
 
@@ -790,9 +783,7 @@ var fadeLimits = mixLimits{
 // dB louder) with the podcast preset and checks each gain as TestRealMix
 // does, with its own regression floors (levelFloor, levelLimits).
 func TestLevelMix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("level cases: about 30 s")
-	}
+	testtier.Slow(t, "level cases: about 30 s")
 	for _, g := range []float64{-20, 10} {
 		t.Run(fmt.Sprintf("gain%+gdB", g), func(t *testing.T) {
 			lim := levelLimits[g]
@@ -822,9 +813,7 @@ var shortWordLimits = map[string]struct {
 // youtube clipped 8 of the cases by more than 30 ms, radical 25. An island
 // the voice network hears as speech is no short noise (voicedIsland).
 func TestShortWords(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short words: about 20 s")
-	}
+	testtier.Slow(t, "short words: about 20 s")
 	m := corpus.NewMixer(realdata.AllRecordings(t)...)
 	type mix struct {
 		c  corpus.MixCase

@@ -30,6 +30,7 @@ type analyzeFlags struct {
 	decoder                            string
 	threshold                          *float64
 	minSilence, keepSilence, minSpeech *float64
+	crosstalk                          string
 }
 
 // runAnalyze implements `autocut analyze [flags] FILE`: one streaming
@@ -216,6 +217,8 @@ func (f *analyzeFlags) register(c *cmdFlags) {
 		"ms", plan.MinKeepSilenceMs, plan.MaxKeepSilenceMs, &f.keepSilence)
 	c.duration("min-speech", fmt.Sprintf("sounds shorter than this `duration` between cuts are cut too, %g to %g ms: 120ms, or bare milliseconds (default: the preset's)", plan.MinMinSpeechMs, plan.MaxMinSpeechMs),
 		"ms", plan.MinMinSpeechMs, plan.MaxMinSpeechMs, &f.minSpeech)
+	c.choice("crosstalk", "what a voice well under the main one is: `keep` (speech: a call's far side, a guest off-mic; the default) or cut (another speaker's bleed on one person's microphone)",
+		plan.CrosstalkModes(), &f.crosstalk)
 }
 
 // resolve returns the preset's params overridden by the flags given,
@@ -237,6 +240,9 @@ func (f analyzeFlags) resolve() (plan.Params, error) {
 	}
 	if f.minSpeech != nil {
 		p.MinSpeechMs = *f.minSpeech
+	}
+	if f.crosstalk != "" {
+		p.Crosstalk = f.crosstalk
 	}
 	return p, p.Validate()
 }

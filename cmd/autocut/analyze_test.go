@@ -205,9 +205,10 @@ func TestAnalyzeSummaryOnTerminal(t *testing.T) {
 // The analysis judges pauses without a preset, the plan with one: over
 // another voice 15 dB under the speaker (a close-mic track's crosstalk)
 // level finds no pause of 0.5 s and the analysis warns, but the podcast
-// preset counts the fainter voice as pause and cuts. Then analyze leaves
-// the warning out (it said nothing would be cut); where the preset cuts
-// nothing (cours), the warning stays.
+// preset with --crosstalk cut counts the fainter voice as pause and cuts.
+// Then analyze leaves the warning out (it said nothing would be cut); where
+// the plan cuts nothing (crosstalk kept, the default, in either preset), the
+// warning stays.
 func TestAnalyzePauseWarningFollowsPlan(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
@@ -234,11 +235,11 @@ func TestAnalyzePauseWarningFollowsPlan(t *testing.T) {
 		t.Fatalf("the analysis warns %q, want %q: the case no longer shows what this tests", a.Warnings, dsp.WarnNoPauses)
 	}
 	for _, tc := range []struct {
-		preset string
-		cuts   bool
-	}{{"podcast", true}, {"cours", false}} {
+		preset, crosstalk string
+		cuts              bool
+	}{{"podcast", "cut", true}, {"podcast", "keep", false}, {"cours", "keep", false}, {"cours", "cut", true}} {
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), []string{"analyze", "--preset", tc.preset, in}, &out, &errb); code != 0 {
+		if code := run(context.Background(), []string{"analyze", "--preset", tc.preset, "--crosstalk", tc.crosstalk, in}, &out, &errb); code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.preset, code, errb.String())
 		}
 		var doc struct {
@@ -258,7 +259,7 @@ func TestAnalyzePauseWarningFollowsPlan(t *testing.T) {
 		}
 		warned := strings.Contains(strings.Join(doc.Warnings, "\n"), dsp.WarnNoPauses)
 		if (pauses > 0) != tc.cuts || warned == tc.cuts {
-			t.Errorf("%s: %d pauses cut, warnings %q; want cuts %v and the no-pause warning %v", tc.preset, pauses, doc.Warnings, tc.cuts, !tc.cuts)
+			t.Errorf("%s, crosstalk %s: %d pauses cut, warnings %q; want cuts %v and the no-pause warning %v", tc.preset, tc.crosstalk, pauses, doc.Warnings, tc.cuts, !tc.cuts)
 		}
 	}
 }

@@ -129,6 +129,13 @@ type MixCase struct {
 	// the middle at the ends, half of that 5 s in); the truth, the clean
 	// speech's own audible rule, is the same; 0: none.
 	FadeDb float64
+	// Other: a second voice (a recording's name) taking turns with the
+	// speech, never at once (see ConversationCases), OtherDb quieter in
+	// active level, through a room of OtherRoomRT60 (s) if over 0; the
+	// truth counts both voices' audible words as speech; "": none.
+	Other         string
+	OtherDb       float64
+	OtherRoomRT60 float64
 }
 
 // fadeSec is how far from each end FadeDb reaches.
@@ -294,7 +301,11 @@ func bedCases(b Bed, seed uint64) []MixCase {
 // name's field after the language, or the voice for the asterisk prompts
 // (allison, june, jfk, librispeech, librivox, picovoice).
 func MixSpeaker(file string) string {
+	file = filepath.Base(file)
 	f := strings.Split(strings.TrimSuffix(file, filepath.Ext(file)), "_")
+	if len(f[0]) != 2 { // not lang_source_...: a corpus file's own name
+		return strings.TrimSuffix(file, filepath.Ext(file))
+	}
 	switch {
 	case len(f) > 2 && f[1] == "asterisk":
 		return f[2]
@@ -313,6 +324,8 @@ type MixTruth struct {
 	BedDb     float64    `json:"bedDb"`     // the bed's RMS over the whole case, dBFS
 	AudibleDb float64    `json:"audibleDb"` // 20 ms RMS threshold of audible speech, dBFS
 	Speech    []Interval `json:"speech"`    // audible speech of the clean recording, sorted
+	// Other: the spans of the other voice's turns (MixCase.Other), sorted.
+	Other []Interval `json:"other,omitempty"`
 }
 
 // Truth rule (the synthetic corpus's rule carried over to real speech): a
@@ -430,6 +443,13 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	if err != nil {
 		return nil, err
 	}
+	var tk *talk
+	if c.Other != "" {
+		if tk, err = m.conversation(ctx, c, clean); err != nil {
+			return nil, err
+		}
+		clean = tk.x
+	}
 	if c.Bed == BedRadio || c.Bed == BedPhone {
 		clean = radioChannel(clean)
 	}
@@ -459,11 +479,15 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 	peakDb := db20(peak)
 	floorDb := floorOf(ms)
 	thr := max(peakDb-truthPeakDepthDb, floorDb+truthFloorMarginDb)
+	thrAt := func(int) float64 { return thr }
+	if tk != nil {
+		thrAt = tk.thrAt
+	}
 	ms20 := window20(ms)
 	var sum float64
 	cnt := 0
 	for i, v := range ms20 {
-		if db10(v) >= thr {
+		if db10(v) >= thrAt(i) {
 			sum += ms[i]
 			cnt++
 		}
@@ -545,15 +569,24 @@ func (m *Mixer) Mix(ctx context.Context, c MixCase) (*Mixed, error) {
 		BedDb:     bedDb,
 		AudibleDb: max(thr+g, bedDb+truthFloorMarginDb),
 	}
-	if agc == nil {
+	if tk != nil {
+		tr.Other = tk.spans
+	}
+	if agc == nil && tk == nil {
 		tr.Speech = dropClicks(runsOver(ms20, tr.AudibleDb-g, n))
 	} else {
 		// The speech's own rule moves with the gain; the bed's is its RMS
 		// after the gain control, as for every bed: per frame, the clean
-		// speech's 20 ms level is compared in the clean recording's scale.
+		// speech's 20 ms level is compared in the clean recording's scale
+		// (in a conversation, against the threshold of the voice whose
+		// turn it is).
 		rel := make([]float64, len(ms20))
 		for f, v := range ms20 {
-			rel[f] = v / math.Pow(10, max(thr, bedDb+truthFloorMarginDb-g-agcF[f])/10)
+			up := 0.0
+			if agc != nil {
+				up = agcF[f]
+			}
+			rel[f] = v / math.Pow(10, max(thrAt(f), bedDb+truthFloorMarginDb-g-up)/10)
 		}
 		tr.Speech = dropClicks(runsOver(rel, 0, n))
 	}
@@ -746,7 +779,11 @@ func bedRecordings(c MixCase) []string {
 // Recordings returns the recordings case c is built from: its speech,
 // then its bed's.
 func (c MixCase) Recordings() []string {
-	return append([]string{c.Speech}, bedRecordings(c)...)
+	out := []string{c.Speech}
+	if c.Other != "" {
+		out = append(out, c.Other)
+	}
+	return append(out, bedRecordings(c)...)
 }
 
 // bed returns n samples of the case's bed at any level (Build scales it).
@@ -1188,13 +1225,14 @@ func (x *Mixed) WriteWAV(path string) error {
 
 // MixScore is how a plan fares on a case of the real-speech set.
 type MixScore struct {
-	RemovableSec float64 // pause time a plan may remove: each pause of at least minSilence, less keepSilence
-	CutSec       float64 // of that, how much the cuts remove
-	RemovedPct   float64 // CutSec / RemovableSec, percent (100 when nothing is removable)
-	ClippedMs    float64 // audible speech the cuts remove
-	BoundaryP95  float64 // ms, 95th percentile of |cut edge - ideal edge| over the pauses cut
-	Pauses       int     // removable pauses
-	PausesCut    int     // of those, how many a cut overlaps
+	RemovableSec   float64 // pause time a plan may remove: each pause of at least minSilence, less keepSilence
+	CutSec         float64 // of that, how much the cuts remove
+	RemovedPct     float64 // CutSec / RemovableSec, percent (100 when nothing is removable)
+	ClippedMs      float64 // audible speech the cuts remove
+	OtherClippedMs float64 // of that, the other voice's (MixCase.Other) words
+	BoundaryP95    float64 // ms, 95th percentile of |cut edge - ideal edge| over the pauses cut
+	Pauses         int     // removable pauses
+	PausesCut      int     // of those, how many a cut overlaps
 	// Edges are the signed edge errors, ms, in pause order: positive
 	// when the cut edge lies further into the pause than the ideal one
 	// (more kept), negative when it lies towards the speech.
@@ -1267,6 +1305,11 @@ func ScoreMix(tr MixTruth, cuts []Interval, minSilence, keepMs float64) MixScore
 	for _, c := range cuts {
 		for _, s := range tr.Speech {
 			sc.ClippedMs += overlap(c, s) * 1000
+			for _, o := range tr.Other {
+				if o.Start < s.End && s.Start < o.End {
+					sc.OtherClippedMs += overlap(c, Interval{Start: max(o.Start, s.Start), End: min(o.End, s.End)}) * 1000
+				}
+			}
 		}
 	}
 	sc.RemovedPct = 100

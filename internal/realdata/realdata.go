@@ -147,11 +147,12 @@ func record(tb testing.TB, what string) {
 
 // AllRecordings returns the folders for a test that needs the material's
 // recordings as well as the repository's: the repository's
-// testdata/recordings, then the material's recordings/; without the
-// material tb ends as Dir ends it.
+// testdata/recordings, the material's recordings/, then the material
+// itself (for its corpus/ files, named by their path under it); without
+// the material tb ends as Dir ends it.
 func AllRecordings(tb testing.TB) []string {
 	tb.Helper()
-	return []string{Repo(tb, "testdata/recordings"), Path(tb, "recordings")}
+	return []string{Repo(tb, "testdata/recordings"), Path(tb, "recordings"), Dir(tb)}
 }
 
 // RecordingFiles returns the paths of the recordings (WAV, FLAC, Ogg and

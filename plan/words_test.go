@@ -1,0 +1,231 @@
+package plan
+
+import (
+	"bufio"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/autocut-dev/autocut/internal/realdata"
+	"github.com/autocut-dev/autocut/internal/testtier"
+)
+
+// A timed word of a real recording (a forced alignment's).
+type timedWord struct {
+	text       string
+	start, end float64
+}
+
+// notWords are the labels of alignments that mark no word: silences,
+// pauses, noises.
+var notWords = map[string]bool{"": true, "#": true, "+": true, "*": true, "sil": true, "sp": true, "spn": true, "<eps>": true, "@": true, "dummy": true}
+
+// readTextGrid returns the intervals of tier "words" of a Praat TextGrid in
+// the short or the long text format (whose values come in the same order
+// once the long format's names are left out).
+func readTextGrid(path string) ([]timedWord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var vals []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasSuffix(line, ":") {
+			continue
+		}
+		if i := strings.LastIndex(line, "= "); i >= 0 {
+			line = strings.TrimSpace(line[i+2:])
+		}
+		vals = append(vals, strings.Trim(line, `"`))
+	}
+	for i := 0; i+4 < len(vals); i++ {
+		if vals[i] != "IntervalTier" || !strings.EqualFold(vals[i+1], "words") {
+			continue
+		}
+		n, err := strconv.Atoi(vals[i+4])
+		if err != nil || i+5+3*n > len(vals) {
+			return nil, fmt.Errorf("%s: tier words: bad interval count %q", path, vals[i+4])
+		}
+		var out []timedWord
+		for k := 0; k < n; k++ {
+			a, err1 := strconv.ParseFloat(vals[i+5+3*k], 64)
+			b, err2 := strconv.ParseFloat(vals[i+6+3*k], 64)
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("%s: interval %d: %v %v", path, k, err1, err2)
+			}
+			out = append(out, timedWord{vals[i+7+3*k], a, b})
+		}
+		return out, nil
+	}
+	return nil, errNoWords
+}
+
+// errNoWords: the alignment has no word tier (an utterance-level one).
+var errNoWords = errors.New("no word tier")
+
+// readXRA returns the annotations of tier TokensAlign of a SPPAS XRA file.
+func readXRA(path string) ([]timedWord, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Tiers []struct {
+			Name        string `xml:"tiername,attr"`
+			Annotations []struct {
+				Begin struct {
+					Mid float64 `xml:"midpoint,attr"`
+				} `xml:"Location>Interval>Begin"`
+				End struct {
+					Mid float64 `xml:"midpoint,attr"`
+				} `xml:"Location>Interval>End"`
+				Tags []string `xml:"Label>Tag"`
+			} `xml:"Annotation"`
+		} `xml:"Tier"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, t := range doc.Tiers {
+		if t.Name != "TokensAlign" {
+			continue
+		}
+		var out []timedWord
+		for _, a := range t.Annotations {
+			out = append(out, timedWord{strings.Join(a.Tags, " "), a.Begin.Mid, a.End.Mid})
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: no tier TokensAlign", path)
+}
+
+// wordRecording is a recording of the split with its word alignment.
+type wordRecording struct {
+	part, audio, words string
+}
+
+// wordRecordings lists the recordings of testdata/split/speech.tsv whose
+// timing reference is a forced alignment of words (MFA TextGrids, SPPAS
+// token alignments), with the alignment's path under the material.
+func wordRecordings(t *testing.T) []wordRecording {
+	t.Helper()
+	f, err := os.Open(realdata.Repo(t, "testdata/split/speech.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []wordRecording
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		c := strings.Split(sc.Text(), "\t")
+		if len(c) != 7 || c[1] != "realdata" || !strings.HasPrefix(c[6], "word") {
+			continue
+		}
+		ref := strings.Fields(strings.SplitN(c[6], ":", 2)[1])[0]
+		if !strings.HasSuffix(ref, ".TextGrid") && !strings.HasSuffix(ref, ".xra") {
+			continue // ASR word times (picovoice, whisper): not an alignment
+		}
+		out = append(out, wordRecording{part: c[0], audio: c[2], words: filepath.Join("corpus", ref)})
+	}
+	return out
+}
+
+// loudest100 returns the start of the loudest 100 ms of [s, e) by the
+// 10 ms levels rms (frameSec each): the whole word when shorter.
+func loudest100(rms []float32, frameSec, s, e float64) (float64, float64) {
+	i0, i1 := int(s/frameSec), min(int(e/frameSec), len(rms))
+	w := int(0.1/frameSec + 0.5)
+	if i1-i0 <= w {
+		return s, e
+	}
+	best, at := -1.0, i0
+	for i := i0; i+w <= i1; i++ {
+		p := 0.0
+		for _, v := range rms[i : i+w] {
+			p += math.Pow(10, float64(v)/10)
+		}
+		if p > best {
+			best, at = p, i
+		}
+	}
+	return float64(at) * frameSec, float64(at+w) * frameSec
+}
+
+// TestTimedWords plans every real recording of the split that has a forced
+// alignment of its words, with the conversational presets and full
+// removal, and counts the words whose loudest 100 ms lies more than half
+// inside a cut, per part: none may (the issue's bar). Logged per part and
+// preset; a word lost in the report part fails the test.
+func TestTimedWords(t *testing.T) {
+	testtier.Slow(t, "timed words: about 20 s")
+	dir := realdata.Dir(t)
+	presets := conversationPresets(t)
+	names := []string{"podcast", "youtube", "interview", "cours", "full removal"}
+	type key struct{ part, preset string }
+	words, lost := map[key]int{}, map[key]int{}
+	var lines []string
+	for _, r := range wordRecordings(t) {
+		var ws []timedWord
+		var err error
+		if strings.HasSuffix(r.words, ".xra") {
+			ws, err = readXRA(filepath.Join(dir, r.words))
+		} else {
+			ws, err = readTextGrid(filepath.Join(dir, r.words))
+		}
+		if errors.Is(err, errNoWords) {
+			t.Logf("%s: %s has no word tier", r.audio, r.words)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := analyzeFile(t, filepath.Join(dir, r.audio))
+		for _, name := range names {
+			pl, err := Make(a, presets[name], nil)
+			if err != nil {
+				t.Fatalf("%s: %v", r.audio, err)
+			}
+			k := key{r.part, name}
+			for _, w := range ws {
+				if notWords[strings.ToLower(w.text)] || w.end <= w.start {
+					continue
+				}
+				words[k]++
+				s, e := loudest100(a.Envelope.RMSDb, a.Envelope.FrameSec, w.start, w.end)
+				in := 0.0
+				for _, c := range pl.Cuts {
+					in += max(0, min(c.End, e)-max(c.Start, s))
+				}
+				if in > (e-s)/2 {
+					lost[k]++
+					lines = append(lines, fmt.Sprintf("%s %s: %q at %.2f-%.2f s (%.0f of its loudest %.0f ms cut)", r.part, name, w.text, w.start, w.end, 1000*in, 1000*(e-s)))
+				}
+			}
+		}
+	}
+	var table []string
+	var keys []key
+	for k := range words {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].part > keys[j].part || keys[i].part == keys[j].part && keys[i].preset < keys[j].preset
+	})
+	for _, k := range keys {
+		table = append(table, fmt.Sprintf("%-7s %-13s %5d words %3d lost", k.part, k.preset, words[k], lost[k]))
+		if k.part == "report" && lost[k] > 0 {
+			t.Errorf("report part, %s: %d of %d timed words lose their loudest 100 ms", k.preset, lost[k], words[k])
+		}
+	}
+	t.Logf("timed words (MFA and SPPAS alignments):\n%s\n%s", strings.Join(table, "\n"), strings.Join(lines, "\n"))
+}
