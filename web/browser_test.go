@@ -346,10 +346,11 @@ func TestBrowserEditor(t *testing.T) {
 		t.Errorf("warnings shown: %q, want the one about opposite polarity", warned)
 	}
 
-	// Toggle one cut off with a click in its middle.
+	// Keep one cut: a click in its middle selects it, its button keeps it.
 	off := 1
 	x, y := s.canvasPoint((regions[off].Start+regions[off].End)/2, 0.5)
 	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
 	s.wait("the cut kept", fmt.Sprintf(`state.regions[%d].on === false`, off), 5*time.Second)
 
 	// Drag the end of another cut 0.3 s to the left.
@@ -739,6 +740,7 @@ func TestBrowserPageDefects(t *testing.T) {
 	s.eval(`state.regions`, &regions)
 	x, y := s.canvasPoint((regions[0].Start+regions[0].End)/2, 0.5)
 	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
 	tok = s.token()
 	s.run(chromedp.Click("#apply", chromedp.ByID))
 	s.waitEditor(tok, 2*time.Minute)

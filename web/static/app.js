@@ -22,7 +22,7 @@ const state = {
   base: null, // the detection settings of the job as loaded (slider strings)
   previewBad: false,
   warnings: [], // the list shown (warnings())
-  undo: [], sel: -1, drag: null,
+  undo: [], sel: -1, drag: null, range: null, // range: a stretch selected by a drag, {start, end}
   media: null, listen: "before", srcKind: "", rendered: null, // rendered: the cuts of the rendered file
   blob: null, // the player's object URL when no worker streams (freed when replaced)
   seekSeq: 0, seekAt: 0, seekPlay: false, // the last seek(), which setListen keeps when it comes while a source loads
@@ -299,7 +299,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.undo = []; state.sel = -1; state.drag = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null;
+  state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null;
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
   freeBlob(null);
@@ -463,6 +463,7 @@ function changed() {
   else if (!state.previewBad) say("apply-msg", "Apply renders the file with these cuts.");
   else say("apply-msg", "");
   listenNote();
+  selBar();
   draw();
 }
 
@@ -505,24 +506,8 @@ function toggle(i) {
   if (!r) return;
   snapshot();
   r.on = !r.on;
-  state.sel = i;
+  state.sel = i; state.range = null;
   say("edit-msg", `${r.on ? "Cut" : "Kept"} ${clock(r.start)} – ${clock(r.end)}.`);
-  changed();
-}
-
-// cutKept cuts the kept part around t: from the region before it to the one after.
-function cutKept(t) {
-  let a = 0, b = state.dur;
-  for (const r of state.regions) {
-    if (r.end <= t) a = Math.max(a, r.end);
-    if (r.start >= t) b = Math.min(b, r.start);
-  }
-  if (b - a < MIN_CUT) return;
-  snapshot();
-  state.regions.push({ start: a, end: b, reason: "manual", on: true });
-  state.regions.sort((x, y) => x.start - y.start);
-  state.sel = state.regions.findIndex((r) => r.start === a && r.end === b);
-  say("edit-msg", `Cut ${clock(a)} – ${clock(b)}.`);
   changed();
 }
 
@@ -783,6 +768,12 @@ function draw(at) {
     }
     if (i === state.sel) { x.strokeStyle = k.fg; x.lineWidth = 2; x.strokeRect(x0, 0.5, x1 - x0, H - 1); }
   });
+  // the stretch selected by a drag
+  if (state.range) {
+    const x0 = xOf(state.range.start, g), x1 = Math.max(x0 + 1, xOf(state.range.end, g));
+    x.globalAlpha = 0.18; x.fillStyle = k.fg; x.fillRect(x0, 0, x1 - x0, H); x.globalAlpha = 1;
+    x.strokeStyle = k.fg; x.lineWidth = 1; x.setLineDash([2, 2]); x.strokeRect(x0 + 0.5, 0.5, x1 - x0 - 1, H - 1); x.setLineDash([]);
+  }
   // level bars, quieter than the threshold drawn faint
   const thr = state.previewBad ? Number($("thresholdDb").value) : state.threshold ?? env.thresholdDb;
   const n = env.levels.length, bw = W / n;
@@ -842,24 +833,42 @@ function edgeAt(x, g) {
   return best;
 }
 
+// A click (a tap) moves the playhead and selects the cut under it; it
+// never cuts or keeps anything. Cutting and keeping are explicit acts: a
+// button of the selection bar, Enter, or a drag across the waveform that
+// selects a stretch (then cut or kept by its button or Enter). A touch
+// that moves is the browser's (it scrolls); only a mouse or a pen drags.
+const DRAG_PX = 4; // how far a mouse moves before a press is a drag-select
+
 function pointerDown(e) {
-  if (!state.env || e.button !== 0) return;
+  if (!state.env || (e.pointerType !== "touch" && e.button !== 0)) return;
   const g = geom(), px = e.clientX - g.left, py = e.clientY - g.top;
+  if (e.pointerType === "touch") { state.drag = { kind: "tap", x0: px, y0: py }; return; }
   $("wave").setPointerCapture(e.pointerId);
   if (py >= g.wave) { state.drag = { kind: "seek" }; seek(tOf(px, g)); return; }
   const edge = edgeAt(px, g);
-  state.drag = edge ? { kind: "edge", i: edge.i, side: edge.side, x0: px, moved: false, before: null } : { kind: "click", x0: px };
+  state.drag = edge ? { kind: "edge", i: edge.i, side: edge.side, x0: px, moved: false } : { kind: "select", x0: px, t0: tOf(px, g), moved: false };
 }
 
 function pointerMove(e) {
   if (!state.env) return;
   const g = geom(), px = e.clientX - g.left, py = e.clientY - g.top, d = state.drag, c = $("wave");
   if (!d) {
-    c.style.cursor = py >= g.wave ? "col-resize" : edgeAt(px, g) ? "ew-resize" : "pointer";
+    c.style.cursor = py >= g.wave ? "col-resize" : edgeAt(px, g) ? "ew-resize" : "text";
     return;
   }
+  if (d.kind === "tap") { if (Math.hypot(px - d.x0, py - d.y0) > 10) state.drag = null; return; } // a swipe: the browser scrolls
   if (d.kind === "seek") { seek(tOf(px, g)); return; }
-  if (d.kind !== "edge" || (!d.moved && Math.abs(px - d.x0) < 3)) return;
+  if (!d.moved && Math.abs(px - d.x0) < DRAG_PX) return;
+  if (d.kind === "select") {
+    d.moved = true;
+    const t = tOf(px, g);
+    state.range = { start: Math.min(d.t0, t), end: Math.max(d.t0, t) };
+    state.sel = -1;
+    selBar();
+    draw();
+    return;
+  }
   if (!d.moved) { snapshot(); d.moved = true; }
   const r = state.regions[d.i], t = tOf(px, g);
   if (d.side === "start") {
@@ -870,8 +879,8 @@ function pointerMove(e) {
     r.end = Math.min(hi, Math.max(r.start + MIN_CUT, t));
   }
   if (r.reason !== "manual") r.reason = "manual";
-  state.sel = d.i;
-  say("edit-msg", `Cut ${clock(r.start)} – ${clock(r.end)}.`);
+  state.sel = d.i; state.range = null;
+  say("edit-msg", `Cut ${span(r.start, r.end)}.`);
   changed();
 }
 
@@ -880,10 +889,84 @@ function pointerUp(e) {
   state.drag = null;
   if (!d || !state.env) return;
   const g = geom(), px = e.clientX - g.left;
-  if (d.kind === "click" || (d.kind === "edge" && !d.moved)) {
-    const t = tOf(px, g), i = regionAt(t);
-    if (i >= 0) toggle(i); else cutKept(t);
+  if (d.kind === "select" && d.moved) {
+    if (state.range && state.range.end - state.range.start < MIN_CUT) state.range = null;
+    selBar(); draw();
+    return;
   }
+  if (d.kind === "tap" || d.kind === "select" || (d.kind === "edge" && !d.moved)) {
+    const t = tOf(px, g);
+    state.range = null;
+    state.sel = regionAt(t);
+    seek(t);
+    selBar();
+  }
+}
+
+// selBar says what is selected and offers what can be done with it.
+function selBar() {
+  const bar = $("sel-bar");
+  for (const b of bar.querySelectorAll("button")) b.remove();
+  const add = (label, act, fn, aria) => {
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "secondary"; b.textContent = label; b.dataset.act = act;
+    if (aria) b.setAttribute("aria-label", aria);
+    b.onclick = fn;
+    bar.append(b);
+  };
+  const rg = state.range, r = state.regions[state.sel];
+  if (rg && !state.previewBad) {
+    $("sel-text").textContent = `Selected ${span(rg.start, rg.end)}.`;
+    add("Cut selection", "cut", () => cutRange(rg.start, rg.end));
+    if (state.regions.some((x) => x.on && x.start < rg.end && x.end > rg.start)) add("Keep selection", "keep", () => keepRange(rg.start, rg.end));
+    add("Play selection", "play", () => seek(rg.start, true));
+    add("Clear", "clear", () => { state.range = null; selBar(); draw(); });
+  } else if (r && !state.previewBad) {
+    $("sel-text").textContent = `${r.on ? "Cut" : "Kept by you"}: ${span(r.start, r.end)}, ${reasonWord(r.reason)}.`;
+    add(r.on ? "Keep it" : "Cut it again", "toggle", () => toggle(state.sel), `${r.on ? "Keep" : "Cut"} ${clock(r.start)} to ${clock(r.end)}`);
+    add("Play around it", "play", () => seek(Math.max(0, r.start - 1), true));
+  } else {
+    $("sel-text").textContent = "Nothing selected: click a cut, or drag across the waveform to select a stretch.";
+  }
+}
+
+// cutRange cuts [a, b): cuts it overlaps join it, parts you kept in it go.
+function cutRange(a, b) {
+  a = Math.max(0, a); b = Math.min(state.dur, b);
+  if (b - a < MIN_CUT) return;
+  snapshot();
+  const out = [];
+  for (const r of state.regions) {
+    if (r.end <= a || r.start >= b) { out.push(r); continue; }
+    if (r.on) { a = Math.min(a, r.start); b = Math.max(b, r.end); continue; }
+    // a part kept by you: what lies outside the new cut stays kept
+    if (r.start < a && a - r.start >= MIN_CUT) out.push(Object.assign({}, r, { end: a }));
+    if (r.end > b && r.end - b >= MIN_CUT) out.push(Object.assign({}, r, { start: b }));
+  }
+  out.push({ start: a, end: b, reason: "manual", on: true });
+  out.sort((x, y) => x.start - y.start);
+  state.regions = out;
+  state.range = null;
+  state.sel = out.findIndex((r) => r.start === a && r.end === b);
+  say("edit-msg", `Cut ${span(a, b)}.`);
+  changed();
+}
+
+// keepRange keeps [a, b): cuts inside it are kept, cuts across its edges shortened.
+function keepRange(a, b) {
+  snapshot();
+  const out = [];
+  for (const r of state.regions) {
+    if (!r.on || r.end <= a || r.start >= b) { out.push(r); continue; }
+    if (r.start >= a && r.end <= b) { out.push(Object.assign({}, r, { on: false })); continue; }
+    if (r.start < a && a - r.start >= MIN_CUT) out.push({ start: r.start, end: a, reason: "manual", on: true });
+    if (r.end > b && r.end - b >= MIN_CUT) out.push({ start: b, end: r.end, reason: "manual", on: true });
+  }
+  out.sort((x, y) => x.start - y.start);
+  state.regions = out;
+  state.range = null; state.sel = -1;
+  say("edit-msg", `Kept ${span(a, b)}.`);
+  changed();
 }
 
 function typing(el) {
@@ -916,14 +999,18 @@ function keydown(e) {
     if (e.key === "ArrowRight") i = state.regions.findIndex((r) => r.start > t + 0.01);
     else for (let j = state.regions.length - 1; j >= 0; j--) if (state.regions[j].start < t - 0.01) { i = j; break; }
     if (i >= 0) {
-      state.sel = i;
+      state.sel = i; state.range = null;
       const r = state.regions[i];
       say("edit-msg", `${r.on ? "Cut" : "Kept"}: ${clock(r.start)} – ${clock(r.end)}, ${reasonWord(r.reason)} (Enter to ${r.on ? "keep" : "cut"} it).`);
       seek(r.start);
     }
     return;
   }
-  if (e.key === "Enter" && (e.target === $("wave") || e.target === document.body) && state.sel >= 0) { e.preventDefault(); toggle(state.sel); }
+  if (e.key === "Escape" && (e.target === $("wave") || e.target === document.body) && (state.range || state.sel >= 0)) { state.range = null; state.sel = -1; selBar(); draw(); return; }
+  if (e.key === "Enter" && (e.target === $("wave") || e.target === document.body)) {
+    if (state.range) { e.preventDefault(); cutRange(state.range.start, state.range.end); }
+    else if (state.sel >= 0) { e.preventDefault(); toggle(state.sel); }
+  }
 }
 
 // ---- downloads and the job list ------------------------------------------
@@ -990,6 +1077,11 @@ function confirmDelete(li, j, del) {
 }
 
 // ---- formatting ----------------------------------------------------------
+
+// span is a stretch of time as a podcaster reads it: from, to and how long.
+function span(a, b) { return `${clock(a)} – ${clock(b)} (${howLong(b - a)})`; }
+// howLong is a length: hundredths of a second under 10 s, tenths under a minute.
+function howLong(sec) { return sec < 10 ? `${sec.toFixed(2)} s` : sec < 60 ? `${sec.toFixed(1)} s` : clock(sec); }
 
 function clock(sec, tenths = true) {
   sec = Math.max(0, sec || 0);

@@ -1,0 +1,157 @@
+//go:build linux
+
+package web_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func (s *site) regions() []region {
+	s.t.Helper()
+	var r []region
+	s.eval(`state.regions`, &r)
+	return r
+}
+
+func (s *site) playhead() float64 {
+	s.t.Helper()
+	var h float64
+	s.eval(`Number(document.getElementById("wave").dataset.playhead)`, &h)
+	return h
+}
+
+// openTalk starts a job on a 30 s speech-like file and waits for its editor.
+func (s *site) openTalk(name string, seed int) {
+	s.t.Helper()
+	talk := s.gen(name, "-f", "lavfi", "-i", fmt.Sprintf("anoisesrc=color=pink:seed=%d:amplitude=0.4:d=30", seed), "-af", talkFilter)
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	tok := s.token()
+	s.startJob(talk, chromedp.SetValue("#format", "wav", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+}
+
+// selAct presses the selection bar's button for act (toggle, cut, keep, …).
+func (s *site) selAct(act string) {
+	s.t.Helper()
+	var ok bool
+	s.eval(fmt.Sprintf(`(() => { const b = document.querySelector("#sel-bar button[data-act=%s]"); if (b) b.click(); return !!b; })()`, act), &ok)
+	if !ok {
+		s.t.Fatalf("no %q button by the selection", act)
+	}
+}
+
+var sameRegions = cmpopts.EquateApprox(0, 1e-9)
+
+// TestBrowserClickSeeks: a click in the waveform moves the playhead and
+// changes no cut, in speech, a few pixels beside a cut's edge and on a
+// cut (which it selects); a cut is kept only by the selection's button, a
+// stretch cut only by a drag-select and Enter; a touch swipe over the
+// waveform scrolls the page and cuts nothing, a tap seeks. (A click in
+// speech cut the whole kept stretch around it, a swipe on a phone cut one.)
+func TestBrowserClickSeeks(t *testing.T) {
+	s := newSite(t)
+	s.openTalk("talk.wav", 2)
+	r0 := s.regions()
+	if len(r0) < 3 {
+		t.Fatalf("%d cuts, want 3 at least: %+v", len(r0), r0)
+	}
+	unchanged := func(what string) {
+		t.Helper()
+		if d := cmp.Diff(r0, s.regions(), sameRegions); d != "" {
+			t.Errorf("%s changed the cuts (-before +after):\n%s", what, d)
+		}
+	}
+
+	// A click in speech, in the middle of the kept part after cut 0.
+	mid := (r0[0].End + r0[1].Start) / 2
+	x, y := s.canvasPoint(mid, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	if h := s.playhead(); math.Abs(h-mid) > 0.15 {
+		t.Errorf("click at %.2f s: playhead at %.2f s", mid, h)
+	}
+	unchanged("a click in speech")
+
+	// 3 px beside the end of cut 1, in speech (the edge's grab zone).
+	x, y = s.canvasPoint(r0[1].End, 0.5)
+	s.run(chromedp.MouseClickXY(x+3, y))
+	unchanged("a click 3 px beside a cut")
+
+	// A click on cut 1 selects it; its button keeps it.
+	x, y = s.canvasPoint((r0[1].Start+r0[1].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	unchanged("a click on a cut")
+	var sel int
+	s.eval(`state.sel`, &sel)
+	if sel != 1 {
+		t.Errorf("a click on cut 1 selected %d", sel)
+	}
+	s.selAct("toggle")
+	if r := s.regions(); len(r) != len(r0) || r[1].On {
+		t.Errorf("Keep it on cut 1: %+v", r)
+	}
+	s.run(chromedp.KeyEvent("z", chromedp.KeyModifiers(input.ModifierCtrl)))
+	unchanged("undo of the keep")
+
+	// A drag-select across speech selects; Enter cuts the stretch.
+	a, b := mid-0.3, mid+0.3
+	xa, ya := s.canvasPoint(a, 0.5)
+	xb, _ := s.canvasPoint(b, 0.5)
+	acts := []chromedp.Action{s.mouse(input.MouseMoved, xa, ya, 0), s.mouse(input.MousePressed, xa, ya, 1)}
+	for i := 1; i <= 6; i++ {
+		acts = append(acts, s.mouse(input.MouseMoved, xa+(xb-xa)*float64(i)/6, ya, 1))
+	}
+	s.run(append(acts, s.mouse(input.MouseReleased, xb, ya, 0))...)
+	unchanged("a drag-select")
+	s.run(chromedp.KeyEvent(kb.Enter))
+	got := s.regions()
+	var added *region
+	for i := range got {
+		if got[i].Reason == "manual" {
+			added = &got[i]
+		}
+	}
+	if len(got) != len(r0)+1 || added == nil || math.Abs(added.Start-a) > 0.05 || math.Abs(added.End-b) > 0.05 || !added.On {
+		t.Errorf("Enter after selecting %.2f–%.2f s: %+v", a, b, got)
+	}
+	s.run(chromedp.KeyEvent("z", chromedp.KeyModifiers(input.ModifierCtrl)))
+	unchanged("undo of the cut")
+
+	// A phone: no touch-action: none on the waveform; a swipe scrolls and
+	// cuts nothing; a tap seeks.
+	var ta string
+	s.eval(`getComputedStyle(document.getElementById("wave")).touchAction`, &ta)
+	if ta == "none" {
+		t.Errorf("the waveform has touch-action: none")
+	}
+	s.run(emulation.SetTouchEmulationEnabled(true).WithMaxTouchPoints(1))
+	x, y = s.canvasPoint(mid, 0.5)
+	var y0, y1 float64
+	s.eval(`window.scrollY`, &y0)
+	pt := func(y float64) []*input.TouchPoint { return []*input.TouchPoint{{X: x, Y: y}} }
+	swipe := []chromedp.Action{input.DispatchTouchEvent(input.TouchStart, pt(y))}
+	for i := 1; i <= 10; i++ {
+		swipe = append(swipe, input.DispatchTouchEvent(input.TouchMove, pt(y-float64(12*i))))
+	}
+	s.run(append(swipe, input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))...)
+	s.eval(`new Promise(r => setTimeout(() => r(window.scrollY), 300))`, &y1)
+	unchanged("a touch swipe")
+	if y1 <= y0 {
+		t.Errorf("a swipe up over the waveform did not scroll the page (scrollY %.0f → %.0f)", y0, y1)
+	}
+	x, y = s.canvasPoint(r0[0].End+0.2, 0.5)
+	s.run(input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: x, Y: y}}), input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))
+	s.wait("the tap's seek", fmt.Sprintf(`Math.abs(Number(document.getElementById("wave").dataset.playhead) - %f) < 0.15`, r0[0].End+0.2), 5*time.Second)
+	unchanged("a tap")
+	s.run(emulation.SetTouchEmulationEnabled(false))
+	s.noErrors()
+}
