@@ -155,3 +155,99 @@ func TestBrowserClickSeeks(t *testing.T) {
 	s.run(emulation.SetTouchEmulationEnabled(false))
 	s.noErrors()
 }
+
+// setSlider moves a detection slider as a user does (an input event).
+func (s *site) setSlider(id, v string) {
+	s.t.Helper()
+	s.run(chromedp.SetValue("#"+id, v, chromedp.ByID))
+	s.eval(fmt.Sprintf(`(document.getElementById(%q).dispatchEvent(new Event("input")), true)`, id), nil)
+}
+
+// apiJob is what the tests read of a job through the API.
+type apiJob struct {
+	ID     string
+	Status string
+	Params struct {
+		ThresholdDb                              *float64
+		MinSilenceSec, KeepSilenceMs, MinSpeechMs float64
+	}
+	Plan *struct {
+		Cuts  []cut
+		Stats struct{ FinalSec float64 }
+	}
+	Output *struct {
+		Duration float64
+		Name     string
+	}
+}
+
+func (s *site) job() apiJob {
+	s.t.Helper()
+	var id string
+	s.eval(`state.job.id`, &id)
+	var j apiJob
+	s.apiGet("/api/v1/jobs/"+id, &j)
+	return j
+}
+
+// TestBrowserUndoSettings: one undo history over cuts and settings. Two
+// settings previews, then undo: the cuts and the sliders are those of the
+// first preview, and Apply renders exactly the cuts shown with the
+// settings shown; undo back to the job's plan restores its sliders and
+// leaves nothing to apply. (Undo restored the cuts but kept the sliders,
+// and Apply rendered the sliders' plan: 2 cuts shown, 11 rendered.)
+func TestBrowserUndoSettings(t *testing.T) {
+	s := newSite(t)
+	s.openTalk("talk.wav", 2)
+	preview := func(v string) []cut {
+		t.Helper()
+		s.setSlider("minSilenceSec", v)
+		s.wait("the preview of "+v, `!state.previewPending && !state.previewBad`, 10*time.Second)
+		var c []cut
+		s.eval(`cuts()`, &c)
+		return c
+	}
+	first := preview("1.5")
+	second := preview("0.3")
+	if cmp.Equal(first, second) {
+		t.Fatalf("minimum silence 1.5 s and 0.3 s preview the same cuts: %+v", first)
+	}
+	s.run(chromedp.Focus("#wave", chromedp.ByID), chromedp.KeyEvent("z", chromedp.KeyModifiers(input.ModifierCtrl)))
+	var shown struct {
+		Cuts   []cut
+		Slider string
+		Output string
+		Apply  bool
+	}
+	read := func() {
+		s.eval(`({cuts: cuts(), slider: document.getElementById("minSilenceSec").value,
+			output: document.querySelector("#minSilenceSec + output").textContent, apply: document.getElementById("apply").disabled})`, &shown)
+	}
+	read()
+	if d := cmp.Diff(first, shown.Cuts, sameRegions); d != "" {
+		t.Errorf("undo: the cuts are not the first preview's (-want +got):\n%s", d)
+	}
+	if shown.Slider != "1.5" || shown.Output != "1.5 s" {
+		t.Errorf("undo: minimum silence shows %q (%q), want the first preview's 1.5", shown.Slider, shown.Output)
+	}
+	tok := s.token()
+	s.run(chromedp.Click("#apply", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+	j := s.job()
+	if d := cmp.Diff(shown.Cuts, j.Plan.Cuts, cmpopts.EquateApprox(0, 2e-6)); d != "" {
+		t.Errorf("Apply rendered other cuts than those shown (-shown +rendered):\n%s", d)
+	}
+	if j.Params.MinSilenceSec != 1.5 {
+		t.Errorf("Apply stored minimum silence %.2f, the page showed 1.5", j.Params.MinSilenceSec)
+	}
+
+	// Undo back to the job's own plan: its sliders, nothing to apply.
+	s.setSlider("minSilenceSec", "0.3")
+	s.wait("the preview of 0.3", `!state.previewPending && !state.previewBad`, 10*time.Second)
+	s.run(chromedp.Focus("#wave", chromedp.ByID), chromedp.KeyEvent("z", chromedp.KeyModifiers(input.ModifierCtrl)))
+	read()
+	if shown.Slider != "1.5" || !shown.Apply {
+		t.Errorf("undo to the rendered plan: slider %q, Apply disabled %v", shown.Slider, shown.Apply)
+	}
+	s.noErrors()
+}

@@ -20,6 +20,7 @@ const state = {
   detected: [], // the cuts of the current detection settings, as planned
   threshold: null, // the threshold of the current detection, dB
   base: null, // the detection settings of the job as loaded (slider strings)
+  planVals: null, // the detection settings (slider strings) of the plan shown: what Apply sends, what undo restores
   previewBad: false,
   warnings: [], // the list shown (warnings())
   undo: [], sel: -1, drag: null, range: null, // range: a stretch selected by a drag, {start, end}
@@ -299,7 +300,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null;
+  state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null;
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
   freeBlob(null);
@@ -387,6 +388,7 @@ async function finished(job, tok) {
     setSlider(p, p === "thresholdDb" ? (job.params.thresholdDb ?? job.plan.thresholdDb) : job.params[p]);
     state.base[p] = $(p).value;
   }
+  state.planVals = Object.assign({}, state.base);
   setDetected(job.plan);
   state.regions = state.detected.map((c) => Object.assign({}, c));
   warnings(job.warnings);
@@ -417,25 +419,32 @@ function cuts() {
   return out;
 }
 const sameCuts = (a, b) => a.length === b.length && a.every((c, i) => Math.abs(c.start - b[i].start) < 5e-4 && Math.abs(c.end - b[i].end) < 5e-4);
-// changedParams are the detection settings moved from the job's own: only
+const sliderVals = () => Object.fromEntries(PARAMS.map((p) => [p, $(p).value]));
+// moved are the settings of vals that differ from the job's own: only
 // those are sent (an automatic threshold stays automatic).
-function changedParams() {
+function moved(vals) {
   const o = {};
-  for (const p of PARAMS) if (state.base && $(p).value !== state.base[p]) o[p] = Number($(p).value);
+  for (const p of PARAMS) if (state.base && vals && vals[p] !== state.base[p]) o[p] = Number(vals[p]);
   return o;
 }
+// changedParams are those of the plan shown (not of sliders whose preview
+// has not arrived): what Apply sends.
+const changedParams = () => moved(state.planVals);
 const edited = () => !sameCuts(cuts(), state.detected.map((c) => ({ start: c.start, end: c.end })));
 
 function snapshot() {
   state.undo.push({ regions: state.regions.map((r) => Object.assign({}, r)), detected: state.detected, threshold: state.threshold,
-    params: PARAMS.map((p) => $(p).value), previewBad: state.previewBad, warnings: state.warnings });
+    planVals: state.planVals, previewBad: state.previewBad, warnings: state.warnings });
   if (state.undo.length > 200) state.undo.shift();
 }
 function undo() {
   const s = state.undo.pop();
   if (!s) return;
+  // A preview on its way is dropped: the settings go back with the cuts.
+  clearTimeout(previewTimer); state.previewSeq++; state.previewPending = false;
   state.regions = s.regions; state.detected = s.detected; state.threshold = s.threshold; state.previewBad = s.previewBad;
-  PARAMS.forEach((p, i) => setSlider(p, s.params[i]));
+  state.planVals = s.planVals; state.range = null;
+  for (const p of PARAMS) setSlider(p, s.planVals[p]);
   warnings(s.warnings);
   state.sel = -1;
   say("edit-msg", "Undone.");
@@ -457,8 +466,9 @@ function changed() {
   $("undo").disabled = state.undo.length === 0;
   const nothing = dur - cut < 0.05;
   const same = state.job.output && sameCuts(c, state.rendered || []) && Object.keys(changedParams()).length === 0;
-  $("apply").disabled = state.previewBad || nothing || same || state.job.status !== "done";
-  if (nothing && !state.previewBad) say("apply-msg", "Nothing would be left: keep at least one part.", "bad");
+  $("apply").disabled = state.previewBad || state.previewPending || nothing || same || state.job.status !== "done";
+  if (state.previewPending) say("apply-msg", "Previewing the new settings…");
+  else if (nothing && !state.previewBad) say("apply-msg", "Nothing would be left: keep at least one part.", "bad");
   else if (same) say("apply-msg", "The rendered file has these cuts.", "good");
   else if (!state.previewBad) say("apply-msg", "Apply renders the file with these cuts.");
   else say("apply-msg", "");
@@ -528,15 +538,18 @@ let previewTimer = null;
 function preview() {
   clearTimeout(previewTimer);
   const tok = state.token, seq = ++state.previewSeq;
+  const wasPending = state.previewPending;
   state.previewPending = true;
+  if (!wasPending) changed(); // Apply waits for the plan of these settings
   previewTimer = setTimeout(async () => {
-    const q = new URLSearchParams();
-    for (const [p, v] of Object.entries(changedParams())) q.set(p, String(v));
+    const vals = sliderVals(), q = new URLSearchParams();
+    for (const [p, v] of Object.entries(moved(vals))) q.set(p, String(v));
     try {
       const r = await api("GET", `${JOBS}/${state.job.id}/preview?${q}`);
       if (tok !== state.token || seq !== state.previewSeq) return;
       state.previewPending = false;
       snapshot();
+      state.planVals = vals;
       setDetected(r); // the plan, with its warnings
       warnings(r.warnings);
       state.regions = state.detected.map((c) => Object.assign({}, c));
@@ -546,6 +559,8 @@ function preview() {
     } catch (err) {
       if (tok !== state.token || seq !== state.previewSeq) return;
       state.previewPending = false;
+      snapshot();
+      state.planVals = vals;
       state.previewBad = true;
       // Settings that would cut everything find pauses enough: the list
       // keeps what it says about the input, not that no pause was found.
@@ -563,7 +578,9 @@ async function apply() {
   const body = { action: "export" };
   const params = changedParams();
   if (Object.keys(params).length) body.params = params;
-  if (edited()) body.cuts = cuts();
+  // The cuts shown, always: the render is what the page shows, whatever
+  // the detection of these settings would make.
+  body.cuts = cuts();
   const job = await api("PATCH", `${JOBS}/${state.job.id}`, body);
   follow(job);
 }
