@@ -168,7 +168,7 @@ type apiJob struct {
 	ID     string
 	Status string
 	Params struct {
-		ThresholdDb                              *float64
+		ThresholdDb                               *float64
 		MinSilenceSec, KeepSilenceMs, MinSpeechMs float64
 	}
 	Plan *struct {
