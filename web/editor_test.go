@@ -5,6 +5,8 @@ package web_test
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -248,6 +250,51 @@ func TestBrowserUndoSettings(t *testing.T) {
 	read()
 	if shown.Slider != "1.5" || !shown.Apply {
 		t.Errorf("undo to the rendered plan: slider %q, Apply disabled %v", shown.Slider, shown.Apply)
+	}
+	s.noErrors()
+}
+
+// TestBrowserNoStaleDownload: with an edit not applied yet, the download
+// buttons say that they apply it first, and the file then downloaded
+// lasts what the page shows (it served the previous render: 0:56.3
+// shown, 71.9 s downloaded); once applied, the button says it gives the
+// file as shown.
+func TestBrowserNoStaleDownload(t *testing.T) {
+	s := newSite(t)
+	s.openTalk("talk.wav", 2)
+	before := s.job()
+	r := s.regions()
+	x, y := s.canvasPoint((r[1].Start+r[1].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
+	var shown struct {
+		Final   float64
+		Buttons []string
+	}
+	s.eval(`({final: Number(document.getElementById("wave").dataset.final),
+		buttons: [...document.querySelectorAll("#downloads button")].map(b => b.textContent)})`, &shown)
+	if math.Abs(shown.Final-before.Output.Duration) < 0.1 {
+		t.Fatalf("keeping a cut left the final length at %.2f s", shown.Final)
+	}
+	if len(shown.Buttons) < 6 {
+		t.Fatalf("download buttons: %q", shown.Buttons)
+	}
+	for _, b := range shown.Buttons {
+		if !strings.Contains(strings.ToLower(b), "appl") {
+			t.Errorf("with an edit not applied, the button %q does not say it applies it", b)
+		}
+	}
+	s.eval(`document.querySelector("#downloads button").click()`, nil) // the rendered file's
+	s.wait("the render of the edit, then its download", `state.job.status === "done" && !!state.job.output && (typeof pendingDownload === "undefined" || pendingDownload === null)`, 90*time.Second)
+	s.waitFile(before.Output.Name, 30*time.Second)
+	got := probeDuration(t, filepath.Join(s.download, before.Output.Name))
+	if math.Abs(got-shown.Final) > 0.005 {
+		t.Errorf("downloaded %.3f s, the page showed %.3f s (the previous render: %.3f s)", got, shown.Final, before.Output.Duration)
+	}
+	var label string
+	s.eval(`document.querySelector("#downloads button[data-kind=output]").textContent`, &label)
+	if !strings.Contains(label, "as shown") {
+		t.Errorf("after Apply the download says %q", label)
 	}
 	s.noErrors()
 }

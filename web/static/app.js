@@ -300,7 +300,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null;
+  state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null;
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
   freeBlob(null);
@@ -383,6 +383,7 @@ async function finished(job, tok) {
   state.env = env;
   state.dur = job.plan.stats.originalSec;
   state.rendered = job.output ? job.plan.cuts.map((c) => ({ start: c.start, end: c.end })) : null;
+  state.planCuts = job.plan.cuts.map((c) => ({ start: c.start, end: c.end }));
   state.base = {};
   for (const p of PARAMS) {
     setSlider(p, p === "thresholdDb" ? (job.params.thresholdDb ?? job.plan.thresholdDb) : job.params[p]);
@@ -396,8 +397,8 @@ async function finished(job, tok) {
   levels(env);
   fillers(job);
   buildPlayer(job);
-  downloads(job);
   changed();
+  downloadPending(job);
 }
 
 // ---- the edit: regions, stats, undo --------------------------------------
@@ -430,7 +431,8 @@ function moved(vals) {
 // changedParams are those of the plan shown (not of sliders whose preview
 // has not arrived): what Apply sends.
 const changedParams = () => moved(state.planVals);
-const edited = () => !sameCuts(cuts(), state.detected.map((c) => ({ start: c.start, end: c.end })));
+// unapplied: the edit shown is not the job's plan (cuts or settings).
+const unapplied = () => !!state.job && !!state.planCuts && (!sameCuts(cuts(), state.planCuts) || Object.keys(changedParams()).length > 0);
 
 function snapshot() {
   state.undo.push({ regions: state.regions.map((r) => Object.assign({}, r)), detected: state.detected, threshold: state.threshold,
@@ -474,6 +476,7 @@ function changed() {
   else say("apply-msg", "");
   listenNote();
   selBar();
+  downloads(state.job);
   draw();
 }
 
@@ -1032,18 +1035,68 @@ function keydown(e) {
 
 // ---- downloads and the job list ------------------------------------------
 
+// downloads offers the rendered file and the timelines, each saying which
+// version it gives. A download is never stale: with edits not applied yet
+// (cuts or settings other than the job's plan) each button applies them
+// first and downloads once the new render is done.
+const TIMELINES = { fcpxml: "Final Cut Pro", premiere: "Premiere / Resolve", edl: "EDL", otio: "OpenTimelineIO", csv: "CSV" };
+let pendingDownload = null; // {id, kind}: what to download once the job's render (asked by a download) is done
+
 function downloads(job) {
   const box = $("downloads");
   box.textContent = "";
-  const add = (label, url, primary) => {
+  if (!job || !job.plan || job.status === "failed") return;
+  const busy = job.status !== "done";
+  const edits = state.env && unapplied();
+  const final = state.env ? clock(Number($("wave").dataset.final)) : "";
+  const add = (label, kind, primary, disabled) => {
     const b = document.createElement("button");
-    b.type = "button"; b.textContent = label; b.className = primary ? "" : "secondary";
-    b.onclick = guard("job-msg", () => download(url));
+    b.type = "button"; b.textContent = label; b.className = primary ? "" : "secondary"; b.dataset.kind = kind;
+    b.disabled = !!disabled;
+    b.onclick = guard("job-msg", () => downloadKind(kind));
     box.append(b);
   };
-  if (job.output) add(`Download ${job.output.name}`, job.output.url, true);
-  const names = { fcpxml: "Final Cut Pro", premiere: "Premiere / Resolve", edl: "EDL", otio: "OpenTimelineIO", csv: "CSV" };
-  if (job.timelines) for (const [k, url] of Object.entries(job.timelines)) add(`Timeline: ${names[k] || k}`, url);
+  const note = document.createElement("p");
+  note.id = "dl-note"; note.className = "note";
+  if (busy) {
+    add("Download: rendering…", "output", true, true);
+    note.textContent = job.status === "rendering" ? "The file is being rendered; its download is ready when the render ends." : "";
+  } else if (edits && !state.previewBad) {
+    add(`Apply my edits, then download (${final})`, "output", true, state.previewPending);
+    note.textContent = job.output ? `Your edits are not applied yet: the last render (${clock(job.output.duration)}) does not have them. A download applies them first.`
+      : "Your edits are not applied yet: a download applies them and renders the file first.";
+  } else if (edits) {
+    add("Download: these settings keep nothing", "output", true, true);
+  } else if (job.output) {
+    add(`Download ${job.output.name} (${clock(job.output.duration)}, as shown)`, "output", true);
+  } else {
+    add(`Render and download (${final})`, "output", true);
+  }
+  for (const k of Object.keys(job.timelines || {})) {
+    add(`Timeline: ${TIMELINES[k] || k}${edits ? " (applies your edits first)" : ""}`, k, false, busy || (edits && (state.previewBad || state.previewPending)));
+  }
+  if (note.textContent) box.append(note);
+}
+
+// downloadKind downloads the rendered file (kind "output") or a timeline;
+// edits not applied, or a file not rendered, are rendered first.
+async function downloadKind(kind) {
+  const job = state.job;
+  if (!job || job.status !== "done") return;
+  if (unapplied() || (kind === "output" && !job.output)) {
+    pendingDownload = { id: job.id, kind };
+    try { await apply(); } catch (err) { pendingDownload = null; throw err; }
+    return;
+  }
+  await download(kind === "output" ? job.output.url : job.timelines[kind]);
+}
+
+// downloadPending runs the download that asked for the render just done.
+function downloadPending(job) {
+  const p = pendingDownload;
+  if (!p || p.id !== job.id || job.status !== "done") return;
+  pendingDownload = null;
+  guard("job-msg", downloadKind)(p.kind);
 }
 
 async function refreshList() {
