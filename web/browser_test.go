@@ -230,14 +230,14 @@ func (s *site) token() int {
 	return n
 }
 
-// canvasPoint is the viewport position of time t on the waveform, at a
-// fraction of the waveform area's height.
+// canvasPoint is the viewport position of time t on the waveform (at the
+// page's zoom and scroll), at a fraction of the waveform area's height.
 func (s *site) canvasPoint(t, yFrac float64) (float64, float64) {
 	s.t.Helper()
-	var r struct{ X, Y, W, H, Dur float64 }
-	s.eval(`(() => { const c = document.getElementById("wave"); c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect();
-		return {x: r.left, y: r.top, w: r.width, h: r.height - 24, dur: state.dur}; })()`, &r)
-	return r.X + t/r.Dur*r.W, r.Y + yFrac*r.H
+	var r struct{ X, Y, H float64 }
+	s.eval(fmt.Sprintf(`(() => { const c = document.getElementById("wave"); c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect();
+		return {x: clientX(%f), y: r.top, h: r.height - 24}; })()`, t), &r)
+	return r.X, r.Y + yFrac*r.H
 }
 
 func (s *site) mouse(typ input.MouseType, x, y float64, buttons int64) chromedp.Action {

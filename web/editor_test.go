@@ -298,3 +298,100 @@ func TestBrowserNoStaleDownload(t *testing.T) {
 	}
 	s.noErrors()
 }
+
+// genLong makes a 30-minute 48 kHz stereo WAV of speech-like noise.
+func (s *site) genLong(name string) string {
+	return s.gen(name, "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=7:amplitude=0.4:d=1800:r=48000",
+		"-af", talkFilter+",pan=stereo|c0=c0|c1=0.9*c0", "-c:a", "pcm_s16le")
+}
+
+// TestBrowserLongZoom: a 30-minute 48 kHz stereo file. Ctrl+wheel zooms
+// around the pointer; + zooms in to 10 ms per pixel; the minimap shows,
+// and a click on it brings a cut in the middle of the file into view,
+// where its end is dragged 30 px, 0.3 s; 0 fits the whole file again.
+// (There was no zoom: one pixel was 1.9 s, the grab zone ±13 s.)
+func TestBrowserLongZoom(t *testing.T) {
+	s := newSite(t)
+	long := s.genLong("long.wav")
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	tok := s.token()
+	s.startJob(long, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.SetValue("#normalize", "none", chromedp.ByID))
+	s.waitEditor(tok, 5*time.Minute)
+	type view struct {
+		Spp, Fit, Left float64
+		Mini           bool
+	}
+	var v view
+	read := func() view {
+		s.eval(`({spp: state.spp, fit: fitSpp(), left: document.getElementById("wave-scroll").scrollLeft, mini: !document.getElementById("minimap").hidden})`, &v)
+		return v
+	}
+	fit := read()
+	if fit.Spp < 1 || fit.Mini {
+		t.Fatalf("the whole 30 minutes in view: %+v", fit)
+	}
+
+	// Ctrl+wheel over 600 s zooms in around it.
+	x, y := s.canvasPoint(600, 0.5)
+	s.run(input.DispatchMouseEvent(input.MouseWheel, x, y).WithDeltaX(0).WithDeltaY(-500).WithModifiers(input.ModifierCtrl))
+	s.wait("the wheel's zoom", fmt.Sprintf(`state.spp < %f`, fit.Spp*0.9), 5*time.Second)
+	var at float64
+	s.eval(fmt.Sprintf(`tOf(%f - geom().left, geom())`, x), &at)
+	if math.Abs(at-600) > 2*read().Spp {
+		t.Errorf("after the wheel's zoom, %.2f s is under the pointer, not 600 s", at)
+	}
+	s.run(chromedp.Focus("#wave", chromedp.ByID), chromedp.KeyEvent("0"))
+	if v := read(); math.Abs(v.Spp-v.Fit) > 1e-9 || v.Mini {
+		t.Errorf("0 did not fit the file: %+v", v)
+	}
+
+	// + to 10 ms per pixel.
+	for i := 0; i < 14 && read().Spp > 0.01; i++ {
+		s.run(chromedp.KeyEvent("+"))
+	}
+	if v := read(); v.Spp > 0.01 || !v.Mini {
+		t.Fatalf("+ zoomed to %.4f s per pixel (want 0.01 at least), minimap shown %v", v.Spp, v.Mini)
+	}
+	var label string
+	s.eval(`document.getElementById("zoom-level").textContent`, &label)
+	t.Logf("zoom: %s", label)
+
+	// The cut nearest 900 s, brought into view from the minimap.
+	r := s.regions()
+	k := 0
+	for i := range r {
+		if math.Abs(r[i].End-900) < math.Abs(r[k].End-900) {
+			k = i
+		}
+	}
+	if r[k].End-r[k].Start < 0.5 {
+		t.Fatalf("cut %d near 900 s is %.2f s long", k, r[k].End-r[k].Start)
+	}
+	var mx, my float64
+	s.eval(fmt.Sprintf(`(() => { const m = document.getElementById("minimap"); m.scrollIntoView({block: "center"}); const b = m.getBoundingClientRect();
+		return [b.left + %f / state.dur * b.width, b.top + b.height / 2]; })()`, r[k].End), &[]*float64{&mx, &my})
+	s.run(chromedp.MouseClickXY(mx, my))
+	var inView bool
+	s.eval(fmt.Sprintf(`(() => { const g = geom(), x = xOf(%f, g); return x > 40 && x < g.w - 40; })()`, r[k].End), &inView)
+	if !inView {
+		t.Fatalf("a click on the minimap at %.2f s left it out of view (scroll %.0f px)", r[k].End, read().Left)
+	}
+	spp := read().Spp
+	x0, y0 := s.canvasPoint(r[k].End, 0.4)
+	acts := []chromedp.Action{s.mouse(input.MouseMoved, x0, y0, 0), s.mouse(input.MousePressed, x0, y0, 1)}
+	for i := 1; i <= 10; i++ {
+		acts = append(acts, s.mouse(input.MouseMoved, x0-3*float64(i), y0, 1))
+	}
+	s.run(append(acts, s.mouse(input.MouseReleased, x0-30, y0, 0))...)
+	var moved region
+	s.eval(fmt.Sprintf(`state.regions[%d]`, k), &moved)
+	if want := r[k].End - 30*spp; math.Abs(moved.End-want) > 2*spp || moved.Start != r[k].Start || moved.Reason != "manual" {
+		t.Errorf("dragged cut %d's end from %.3f s by 30 px at %.4f s/px: %+v, want its end at %.3f s", k, r[k].End, spp, moved, want)
+	}
+	s.shot("long-zoomed.png")
+	s.run(chromedp.KeyEvent("0"))
+	if v := read(); math.Abs(v.Spp-v.Fit) > 1e-9 {
+		t.Errorf("0 after zooming: %+v", v)
+	}
+	s.noErrors()
+}

@@ -23,6 +23,7 @@ const state = {
   planVals: null, // the detection settings (slider strings) of the plan shown: what Apply sends, what undo restores
   previewBad: false,
   warnings: [], // the list shown (warnings())
+  spp: 0, fit: true, // the view: seconds per CSS pixel; fit: the whole file in view (kept on resize)
   undo: [], sel: -1, drag: null, range: null, // range: a stretch selected by a drag, {start, end}
   media: null, listen: "before", srcKind: "", rendered: null, // rendered: the cuts of the rendered file
   blob: null, // the player's object URL when no worker streams (freed when replaced)
@@ -300,7 +301,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null;
+  state.spp = 0; state.fit = true; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null;
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
   freeBlob(null);
@@ -397,6 +398,8 @@ async function finished(job, tok) {
   levels(env);
   fillers(job);
   buildPlayer(job);
+  $("wave-scroll").scrollLeft = 0;
+  layout();
   changed();
   downloadPending(job);
 }
@@ -730,6 +733,7 @@ function seek(t, play) {
   const m = state.media;
   t = Math.max(0, Math.min(state.dur, t));
   state.seekSeq++; state.seekAt = t; state.seekPlay = !!play;
+  if (state.spp) reveal(t);
   if (m) {
     if (state.srcKind === "output") m.currentTime = toRendered(t);
     else m.currentTime = t;
@@ -746,6 +750,7 @@ function tick() {
     const t = m.currentTime;
     for (const c of cuts()) if (t >= c.start && t < c.end - 0.01) { m.currentTime = c.end; break; }
   }
+  if (!state.drag) reveal(now()); // the view follows the playhead
   draw();
   requestAnimationFrame(tick);
 }
@@ -758,13 +763,59 @@ function colors() {
     threshold: v("--threshold"), playhead: v("--playhead"), axis: v("--axis"), line: v("--line"), bg: v("--bg"), fg: v("--fg") };
 }
 
-// geometry of the canvas in CSS pixels.
+// ---- the view: zoom and scroll ------------------------------------------
+// The waveform shows state.spp seconds per CSS pixel; the track under the
+// scroll box is as wide as the whole file at that zoom, and the canvas
+// (sticky in the box) draws the part in view. Fit shows the whole file.
+const MIN_SPP = 0.001; // 1 ms per pixel: the finest zoom
+
+function fitSpp() { const w = $("wave-scroll").clientWidth; return w > 0 && state.dur > 0 ? state.dur / w : 1; }
+
+// layout sets the track's width for the zoom and the canvas's to the box.
+function layout() {
+  const box = $("wave-scroll"), w = box.clientWidth;
+  if (!state.dur || w === 0) return;
+  const fit = fitSpp();
+  if (state.fit || !state.spp || state.spp > fit) { state.spp = fit; state.fit = true; }
+  $("wave-track").style.width = Math.max(w, Math.ceil(state.dur / state.spp)) + "px";
+  $("wave").style.width = w + "px";
+  $("minimap").hidden = state.fit;
+  const z = state.spp >= 1 ? `${state.spp.toFixed(1)} s` : `${(state.spp * 1000).toPrecision(2).replace(/\.0+$/, "")} ms`;
+  $("zoom-level").textContent = state.fit ? "Whole file" : `${z} per pixel`;
+  $("zoom-out").disabled = state.fit; $("zoom-fit").disabled = state.fit;
+  $("zoom-in").disabled = state.spp <= MIN_SPP * 1.0001;
+}
+
+// zoomTo sets the zoom, keeping time t at x pixels from the box's left.
+function zoomTo(spp, t, x) {
+  if (!state.env) return;
+  const fit = fitSpp(), box = $("wave-scroll");
+  spp = Math.max(MIN_SPP, Math.min(fit, spp));
+  if (t === undefined) { t = now(); x = Math.max(0, Math.min(box.clientWidth, t / state.spp - box.scrollLeft)); }
+  state.spp = spp; state.fit = spp >= fit * 0.9999;
+  layout();
+  box.scrollLeft = Math.max(0, t / state.spp - x);
+  draw();
+}
+const zoomBy = (f, t, x) => zoomTo(state.spp / f, t, x);
+
+// reveal scrolls the view so that t is in it (centred when it was not).
+function reveal(t) {
+  const box = $("wave-scroll"), x = t / state.spp - box.scrollLeft;
+  if (x < 0 || x > box.clientWidth) box.scrollLeft = Math.max(0, t / state.spp - box.clientWidth / 2);
+}
+
+// geometry of the canvas in CSS pixels; sx: the view's left edge in track pixels.
 function geom() {
   const c = $("wave"), r = c.getBoundingClientRect();
-  return { c, w: r.width, h: r.height, wave: r.height - AXIS_PX, left: r.left, top: r.top };
+  return { c, w: r.width, h: r.height, wave: r.height - AXIS_PX, left: r.left, top: r.top, sx: $("wave-scroll").scrollLeft };
 }
-const xOf = (t, g) => (t / state.dur) * g.w;
-const tOf = (x, g) => Math.max(0, Math.min(state.dur, (x / g.w) * state.dur));
+const xOf = (t, g) => t / state.spp - g.sx;
+const tOf = (x, g) => Math.max(0, Math.min(state.dur, (x + g.sx) * state.spp));
+// clientX is where time t is in the viewport (the tests' and the minimap's use).
+function clientX(t) { const g = geom(); return g.left + xOf(t, g); }
+
+const TICKS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
 
 function draw(at) {
   const g = geom(), c = g.c, env = state.env;
@@ -772,17 +823,20 @@ function draw(at) {
   const dpr = window.devicePixelRatio || 1;
   if (c.width !== Math.round(g.w * dpr) || c.height !== Math.round(g.h * dpr)) { c.width = Math.round(g.w * dpr); c.height = Math.round(g.h * dpr); }
   const x = c.getContext("2d"), k = colors(), W = g.w, H = g.wave;
+  const t0 = g.sx * state.spp, t1 = (g.sx + W) * state.spp; // the time in view
   x.setTransform(dpr, 0, 0, dpr, 0, 0);
   x.clearRect(0, 0, W, g.h);
   const yOf = (db) => H - Math.max(0, Math.min(1, (db - FLOOR_DB) / -FLOOR_DB)) * (H - 4);
   // regions under the waveform (none while the settings keep nothing: all would go)
   if (state.previewBad) { x.globalAlpha = 0.2; x.fillStyle = k.cut; x.fillRect(0, 0, W, H); x.globalAlpha = 1; }
   else state.regions.forEach((r, i) => {
+    if (r.end < t0 || r.start > t1) return;
     const x0 = xOf(r.start, g), x1 = Math.max(x0 + 1, xOf(r.end, g));
     const col = r.reason === "filler" ? k.filler : r.reason === "manual" ? k.manual : k.cut;
     if (r.on) {
       x.globalAlpha = 0.28; x.fillStyle = col; x.fillRect(x0, 0, x1 - x0, H); x.globalAlpha = 1;
       x.fillStyle = col; x.fillRect(x0, 0, 2, H); x.fillRect(x1 - 2, 0, 2, H);
+      if (x1 - x0 > 16) { x.fillRect(x0, H / 2 - 10, 5, 20); x.fillRect(x1 - 5, H / 2 - 10, 5, 20); } // the edges' grips
     } else {
       x.setLineDash([4, 3]); x.strokeStyle = k.kept; x.lineWidth = 1.5; x.strokeRect(x0 + 1, 1, x1 - x0 - 2, H - 2); x.setLineDash([]);
     }
@@ -796,12 +850,12 @@ function draw(at) {
   }
   // level bars, quieter than the threshold drawn faint
   const thr = state.previewBad ? Number($("thresholdDb").value) : state.threshold ?? env.thresholdDb;
-  const n = env.levels.length, bw = W / n;
-  for (let i = 0; i < n; i++) {
+  const n = env.levels.length, fs = env.frameSec > 0 ? env.frameSec : state.dur / n, bw = fs / state.spp;
+  for (let i = Math.max(0, Math.floor(t0 / fs)); i < Math.min(n, Math.ceil(t1 / fs) + 1); i++) {
     const db = env.levels[i];
     x.fillStyle = db < thr ? k.quiet : k.wave;
     const y = yOf(db);
-    x.fillRect(i * bw, y, Math.max(1, bw - (bw > 3 ? 1 : 0)), H - y);
+    x.fillRect(xOf(i * fs, g), y, Math.max(1, bw - (bw > 3 ? 1 : 0)), H - y);
   }
   // threshold line and its value
   const ty = yOf(thr);
@@ -820,11 +874,11 @@ function draw(at) {
   // time axis
   x.fillStyle = k.line; x.fillRect(0, H, W, 1);
   x.fillStyle = k.axis; x.strokeStyle = k.axis; x.lineWidth = 1; x.textBaseline = "top";
-  const step = [0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].find((s) => (W / (state.dur / s)) >= 70) || 7200;
-  for (let t = 0; t <= state.dur + 1e-9; t += step) {
+  const step = TICKS.find((s) => s / state.spp >= 70) || 7200;
+  for (let t = Math.floor(t0 / step) * step; t <= Math.min(t1, state.dur) + 1e-9; t += step) {
     const px = Math.round(xOf(t, g)) + 0.5;
     x.beginPath(); x.moveTo(px, H); x.lineTo(px, H + 5); x.stroke();
-    const label = clock(t, step < 1);
+    const label = step < 0.1 ? clock(t, 2) : clock(t, step < 1 ? 1 : 0);
     const tw = x.measureText(label).width;
     x.fillText(label, Math.min(Math.max(0, px - tw / 2), W - tw), H + 7);
   }
@@ -834,8 +888,45 @@ function draw(at) {
   x.strokeStyle = k.playhead; x.lineWidth = 1.5;
   x.beginPath(); x.moveTo(px, 0); x.lineTo(px, g.h); x.stroke();
   x.fillStyle = k.playhead; x.beginPath(); x.moveTo(px - 5, H); x.lineTo(px + 5, H); x.lineTo(px, H + 6); x.fill();
-  c.dataset.playhead = t.toFixed(2);
+  c.dataset.playhead = t.toFixed(3);
   $("clock").textContent = `${clock(t)} / ${clock(state.dur)}`;
+  drawMini(t, t0, t1, k);
+}
+
+// drawMini draws the whole file, its cuts, the part in view and the
+// playhead on the minimap (shown while zoomed in); a click or a drag on
+// it moves the view there.
+function drawMini(t, t0, t1, k) {
+  const c = $("minimap");
+  if (c.hidden || !state.env) return;
+  const r = c.getBoundingClientRect(), dpr = window.devicePixelRatio || 1, W = r.width, H = r.height;
+  if (W === 0) return;
+  if (c.width !== Math.round(W * dpr) || c.height !== Math.round(H * dpr)) { c.width = Math.round(W * dpr); c.height = Math.round(H * dpr); }
+  const x = c.getContext("2d"), X = (s) => (s / state.dur) * W;
+  x.setTransform(dpr, 0, 0, dpr, 0, 0);
+  x.clearRect(0, 0, W, H);
+  const lv = state.env.levels, per = Math.max(1, Math.floor(lv.length / W));
+  x.fillStyle = k.quiet;
+  for (let i = 0; i < lv.length; i += per) {
+    let m = -Infinity;
+    for (let j = i; j < Math.min(lv.length, i + per); j++) m = Math.max(m, lv[j]);
+    const h = Math.max(1, Math.min(1, (m - FLOOR_DB) / -FLOOR_DB) * (H - 2));
+    x.fillRect((i / lv.length) * W, H - h, Math.max(1, (per / lv.length) * W), h);
+  }
+  x.fillStyle = k.cut; x.globalAlpha = 0.7;
+  for (const c of cuts()) x.fillRect(X(c.start), 0, Math.max(1, X(c.end) - X(c.start)), 6);
+  x.globalAlpha = 1;
+  x.strokeStyle = k.fg; x.lineWidth = 2;
+  const v0 = X(t0), v1 = Math.max(v0 + 3, X(Math.min(t1, state.dur)));
+  x.strokeRect(v0 + 1, 1, v1 - v0 - 2, H - 2);
+  x.fillStyle = k.playhead; x.fillRect(X(t) - 0.75, 0, 1.5, H);
+}
+
+function miniSeek(e) {
+  const c = $("minimap"), r = c.getBoundingClientRect(), box = $("wave-scroll");
+  const t = Math.max(0, Math.min(state.dur, ((e.clientX - r.left) / r.width) * state.dur));
+  box.scrollLeft = Math.max(0, t / state.spp - box.clientWidth / 2);
+  draw();
 }
 
 // ---- pointer and keyboard on the waveform --------------------------------
@@ -1026,6 +1117,12 @@ function keydown(e) {
     }
     return;
   }
+  const onWave = e.target === $("wave") || e.target === document.body || e.target.closest(".zoom-bar");
+  if (onWave && !e.ctrlKey && !e.metaKey && !e.altKey && ["+", "=", "-", "_", "0"].includes(e.key)) {
+    e.preventDefault();
+    if (e.key === "0") zoomTo(Infinity); else zoomBy(e.key === "-" || e.key === "_" ? 0.5 : 2);
+    return;
+  }
   if (e.key === "Escape" && (e.target === $("wave") || e.target === document.body) && (state.range || state.sel >= 0)) { state.range = null; state.sel = -1; selBar(); draw(); return; }
   if (e.key === "Enter" && (e.target === $("wave") || e.target === document.body)) {
     if (state.range) { e.preventDefault(); cutRange(state.range.start, state.range.end); }
@@ -1153,10 +1250,13 @@ function span(a, b) { return `${clock(a)} – ${clock(b)} (${howLong(b - a)})`; 
 // howLong is a length: hundredths of a second under 10 s, tenths under a minute.
 function howLong(sec) { return sec < 10 ? `${sec.toFixed(2)} s` : sec < 60 ? `${sec.toFixed(1)} s` : clock(sec); }
 
-function clock(sec, tenths = true) {
+// clock writes a time with digits decimals of a second (1: tenths; true
+// is 1 and false 0, as the page's calls have it).
+function clock(sec, digits = 1) {
   sec = Math.max(0, sec || 0);
+  const d = digits === true ? 1 : digits === false ? 0 : digits;
   const h = Math.floor(sec / 3600), m = Math.floor((sec % 3600) / 60), s = sec % 60;
-  const ss = tenths ? s.toFixed(1).padStart(4, "0") : String(Math.floor(s)).padStart(2, "0");
+  const ss = d > 0 ? s.toFixed(d).padStart(3 + d, "0") : String(Math.floor(s)).padStart(2, "0");
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
 }
 // humanBytes gives a size in SI units, as the server's limit (4 GB, 4e9 bytes) is written.
@@ -1193,8 +1293,24 @@ wave.addEventListener("pointerdown", pointerDown);
 wave.addEventListener("pointermove", pointerMove);
 wave.addEventListener("pointerup", pointerUp);
 wave.addEventListener("pointercancel", () => { state.drag = null; });
+// Ctrl (or ⌘) + wheel, and a trackpad's pinch (a wheel with ctrlKey), zoom
+// around the pointer; the wheel alone scrolls the page, a sideways one the view.
+$("wave-scroll").addEventListener("wheel", (e) => {
+  if (!state.env || !(e.ctrlKey || e.metaKey)) return;
+  e.preventDefault();
+  const g = geom(), px = e.clientX - g.left;
+  zoomBy(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), tOf(px, g), px);
+}, { passive: false });
+let scrollDraw = 0;
+$("wave-scroll").addEventListener("scroll", () => { cancelAnimationFrame(scrollDraw); scrollDraw = requestAnimationFrame(() => draw()); });
+$("zoom-in").onclick = () => zoomBy(2);
+$("zoom-out").onclick = () => zoomBy(0.5);
+$("zoom-fit").onclick = () => zoomTo(Infinity);
+const mini = $("minimap");
+mini.addEventListener("pointerdown", (e) => { mini.setPointerCapture(e.pointerId); miniSeek(e); });
+mini.addEventListener("pointermove", (e) => { if (mini.hasPointerCapture(e.pointerId)) miniSeek(e); });
 document.addEventListener("keydown", keydown);
-window.addEventListener("resize", () => draw());
+window.addEventListener("resize", () => { if (state.env) { layout(); draw(); } });
 window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => draw());
 worker = startWorker();
 if (key()) guard("list-msg", refreshList)();
