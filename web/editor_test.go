@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
@@ -392,6 +393,71 @@ func TestBrowserLongZoom(t *testing.T) {
 	s.run(chromedp.KeyEvent("0"))
 	if v := read(); math.Abs(v.Spp-v.Fit) > 1e-9 {
 		t.Errorf("0 after zooming: %+v", v)
+	}
+	s.noErrors()
+}
+
+// TestBrowserReloadKeepsEdits: the open job is in the address
+// (#/jobs/ID); leaving with an edit not applied asks first (beforeunload);
+// a reload opens the job again with that edit, and Apply forgets it.
+// (Reload lost the edits with no prompt, and the job was not in the URL.)
+func TestBrowserReloadKeepsEdits(t *testing.T) {
+	s := newSite(t)
+	var prompts []string
+	chromedp.ListenTarget(s.ctx, func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			s.mu.Lock()
+			prompts = append(prompts, string(d.Type))
+			s.mu.Unlock()
+			go chromedp.Run(s.ctx, page.HandleJavaScriptDialog(true))
+		}
+	})
+	s.openTalk("talk.wav", 2)
+	id := s.job().ID
+	var hash string
+	s.eval(`location.hash`, &hash)
+	if hash != "#/jobs/"+id {
+		t.Errorf("address %q, want #/jobs/%s", hash, id)
+	}
+	r := s.regions()
+	x, y := s.canvasPoint((r[1].Start+r[1].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
+	s.setSlider("keepSilenceMs", "400")
+	s.wait("the preview", `!state.previewPending && !state.previewBad`, 10*time.Second)
+	x, y = s.canvasPoint((r[2].Start+r[2].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
+	edited := s.regions()
+
+	s.run(chromedp.Reload())
+	s.wait("the job opened again", fmt.Sprintf(`!!state.job && state.job.id === %q && !!state.env && !!document.getElementById("wave").dataset.cuts`, id), 30*time.Second)
+	s.mu.Lock()
+	asked := append([]string(nil), prompts...)
+	s.mu.Unlock()
+	if len(asked) != 1 || asked[0] != "beforeunload" {
+		t.Errorf("leaving with an edit not applied: dialogs %q, want one beforeunload", asked)
+	}
+	if d := cmp.Diff(edited, s.regions(), sameRegions); d != "" {
+		t.Errorf("after the reload the edit is not back (-before +after):\n%s", d)
+	}
+	var slider string
+	s.eval(`document.getElementById("keepSilenceMs").value`, &slider)
+	if slider != "400" {
+		t.Errorf("after the reload kept silence is %q, want the edit's 400", slider)
+	}
+	tok := s.token()
+	s.run(chromedp.Click("#apply", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+	var saved bool
+	s.eval(fmt.Sprintf(`localStorage.getItem("autocut.edit.%s") !== null`, id), &saved)
+	if saved {
+		t.Errorf("the applied edit is still kept in the browser")
+	}
+	var prevented bool
+	s.eval(`(() => { const e = new Event("beforeunload", {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`, &prevented)
+	if prevented {
+		t.Errorf("leaving asks although everything is applied")
 	}
 	s.noErrors()
 }

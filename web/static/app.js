@@ -318,6 +318,9 @@ function unfollow() {
 function follow(job) {
   unfollow();
   state.job = job;
+  // The job is in the address (#/jobs/ID): a reload or a shared link opens it again.
+  const hash = "#/jobs/" + encodeURIComponent(job.id);
+  if (location.hash !== hash) history.replaceState(null, "", hash);
   $("job").hidden = false;
   render(job);
   $("job").scrollIntoView({ block: "start", behavior: "smooth" });
@@ -394,6 +397,7 @@ async function finished(job, tok) {
   setDetected(job.plan);
   state.regions = state.detected.map((c) => Object.assign({}, c));
   warnings(job.warnings);
+  const back = restoreEdit(job);
   $("editor").hidden = false;
   levels(env);
   fillers(job);
@@ -401,6 +405,7 @@ async function finished(job, tok) {
   $("wave-scroll").scrollLeft = 0;
   layout();
   changed();
+  if (back) say("edit-msg", "Your edits not applied yet are back (kept in this browser until you apply them).");
   downloadPending(job);
 }
 
@@ -480,7 +485,44 @@ function changed() {
   listenNote();
   selBar();
   downloads(state.job);
+  saveEdit();
   draw();
+}
+
+// ---- edits kept in the browser until applied -----------------------------
+// An edit not applied yet is saved in localStorage (autocut.edit.ID) as
+// it is made, with the plan it was made on: a reload, or the job opened
+// again, brings it back while the job's plan is still that one.
+
+function planSig(plan) {
+  let h = 2166136261; // FNV-1a over the plan's cuts
+  const str = plan.cuts.map((c) => c.start.toFixed(4) + "-" + c.end.toFixed(4)).join(",");
+  for (let i = 0; i < str.length; i++) { h ^= str.charCodeAt(i); h = Math.imul(h, 16777619) >>> 0; }
+  return `${plan.cuts.length}:${h.toString(16)}`;
+}
+const editKey = (id) => "autocut.edit." + id;
+function forgetEdit(id) { try { localStorage.removeItem(editKey(id)); } catch (_) { /* no storage */ } }
+
+function saveEdit() {
+  const j = state.job;
+  if (!j || !j.plan || !state.env) return;
+  try {
+    if (!unapplied()) { localStorage.removeItem(editKey(j.id)); return; }
+    localStorage.setItem(editKey(j.id), JSON.stringify({ plan: planSig(j.plan), regions: state.regions, detected: state.detected,
+      threshold: state.threshold, planVals: state.planVals, previewBad: state.previewBad, warnings: state.warnings }));
+  } catch (_) { /* storage full or off: the edit stays on this page only */ }
+}
+
+// restoreEdit brings back the saved edit of job, if made on its plan.
+function restoreEdit(job) {
+  let e = null;
+  try { e = JSON.parse(localStorage.getItem(editKey(job.id)) || "null"); } catch (_) { e = null; }
+  if (!e || e.plan !== planSig(job.plan) || !Array.isArray(e.regions) || !e.planVals) return false;
+  state.regions = e.regions; state.detected = e.detected || state.detected; state.threshold = e.threshold ?? state.threshold;
+  state.planVals = e.planVals; state.previewBad = !!e.previewBad;
+  for (const p of PARAMS) if (e.planVals[p] !== undefined) setSlider(p, e.planVals[p]);
+  warnings(e.warnings || state.warnings);
+  return true;
 }
 
 function stats(rows) {
@@ -588,6 +630,7 @@ async function apply() {
   // the detection of these settings would make.
   body.cuts = cuts();
   const job = await api("PATCH", `${JOBS}/${state.job.id}`, body);
+  forgetEdit(job.id);
   follow(job);
 }
 
@@ -1234,7 +1277,8 @@ function confirmDelete(li, j, del) {
   no.onclick = () => { q.remove(); del.hidden = false; del.focus(); };
   yes.onclick = guard("list-msg", async () => {
     await api("DELETE", `${JOBS}/${j.id}`);
-    if (state.job && state.job.id === j.id) unfollow();
+    if (state.job && state.job.id === j.id) { unfollow(); history.replaceState(null, "", location.pathname + location.search); }
+    forgetEdit(j.id);
     await refreshList();
     $("refresh").focus(); // the row is gone: keyboard focus stays in the list
   });
@@ -1312,5 +1356,23 @@ mini.addEventListener("pointermove", (e) => { if (mini.hasPointerCapture(e.point
 document.addEventListener("keydown", keydown);
 window.addEventListener("resize", () => { if (state.env) { layout(); draw(); } });
 window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => draw());
+// Leaving the page with edits not applied asks first (they are also kept
+// in this browser, and come back when the job is opened again).
+window.addEventListener("beforeunload", (e) => {
+  if (state.env && unapplied()) { e.preventDefault(); e.returnValue = ""; }
+});
+
+// openHash follows the job the address names (#/jobs/ID), if not followed yet.
+async function openHash() {
+  const m = /^#\/jobs\/([^/]+)$/.exec(location.hash);
+  if (!m || !key()) return;
+  const id = decodeURIComponent(m[1]);
+  if (state.job && state.job.id === id) return;
+  const tok = state.token;
+  const job = await api("GET", `${JOBS}/${encodeURIComponent(id)}`);
+  if (tok === state.token) follow(job);
+}
+window.addEventListener("hashchange", guard("list-msg", openHash));
+
 worker = startWorker();
-if (key()) guard("list-msg", refreshList)();
+if (key()) { guard("list-msg", refreshList)(); guard("list-msg", openHash)(); }
