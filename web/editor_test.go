@@ -3,8 +3,11 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,6 +54,14 @@ func (s *site) selAct(act string) {
 	if !ok {
 		s.t.Fatalf("no %q button by the selection", act)
 	}
+}
+
+// settle waits until the page no longer scrolls (following a job scrolls
+// to it smoothly: a click meanwhile lands beside its target).
+func (s *site) settle() {
+	s.t.Helper()
+	s.eval(`new Promise((done) => { let y = -1, n = 0; const f = () => { if (window.scrollY === y) n++; else { n = 0; y = window.scrollY; }
+		if (n >= 10) done(true); else requestAnimationFrame(f); }; f(); })`, nil)
 }
 
 var sameRegions = cmpopts.EquateApprox(0, 1e-9)
@@ -447,6 +458,7 @@ func TestBrowserReloadKeepsEdits(t *testing.T) {
 		t.Errorf("after the reload kept silence is %q, want the edit's 400", slider)
 	}
 	tok := s.token()
+	s.settle()
 	s.run(chromedp.Click("#apply", chromedp.ByID))
 	s.waitEditor(tok, 90*time.Second)
 	var saved bool
@@ -458,6 +470,90 @@ func TestBrowserReloadKeepsEdits(t *testing.T) {
 	s.eval(`(() => { const e = new Event("beforeunload", {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`, &prevented)
 	if prevented {
 		t.Errorf("leaving asks although everything is applied")
+	}
+	s.noErrors()
+}
+
+// TestBrowserReviewFirst: the editor of a 30-minute 48 kHz stereo file
+// opens when its analysis ends, while the file renders: the waveform and
+// the cuts are there, After previews the cuts on the original, an edit
+// applied meanwhile is sent once the running render ends, and the
+// download is offered only when a file with the cuts shown exists. The
+// time from the upload's end to the editable waveform is logged, with the
+// analysis's end as the API shows it (polled every 20 ms).
+func TestBrowserReviewFirst(t *testing.T) {
+	if os.Getenv("AUTOCUT_SLOW") == "" {
+		t.Skip("slow tier: set AUTOCUT_SLOW=1")
+	}
+	s := newSite(t)
+	long := s.genLong("long.wav")
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	tok := s.token()
+	s.startJob(long, chromedp.SetValue("#format", "mp3", chromedp.ByID))
+	s.wait("the job created", fmt.Sprintf(`state.token > %d && !!state.job && !!timing.uploadEnd`, tok), 2*time.Minute)
+	id := s.job().ID
+	analysed := make(chan time.Time, 1)
+	go func() {
+		for s.ctx.Err() == nil {
+			var j apiJob
+			req, _ := http.NewRequestWithContext(s.ctx, "GET", s.url+"/api/v1/jobs/"+id, nil)
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				json.NewDecoder(resp.Body).Decode(&j)
+				resp.Body.Close()
+				if j.Plan != nil {
+					analysed <- time.Now()
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	s.wait("the editor", `!!state.env && !!document.getElementById("wave").dataset.cuts && !!timing.editable`, 3*time.Minute)
+	var tm struct {
+		UploadEnd, Editable float64
+		Status              string
+	}
+	s.eval(`timing`, &tm)
+	end := <-analysed
+	uploadEnd := time.UnixMilli(int64(tm.UploadEnd))
+	editable := time.UnixMilli(int64(tm.Editable))
+	t.Logf("30 min 48 kHz stereo: upload end → analysis end %.2f s, → editable waveform %.2f s (%.2f s after the analysis); job %s then",
+		end.Sub(uploadEnd).Seconds(), editable.Sub(uploadEnd).Seconds(), editable.Sub(end).Seconds(), tm.Status)
+	if tm.Status != "rendering" {
+		t.Errorf("the editor opened with the job %s, want while it renders", tm.Status)
+	}
+
+	// While it renders: After previews on the original; no download yet.
+	s.run(chromedp.Click("#listen-after", chromedp.ByID))
+	var during struct {
+		Src, Note, Status string
+		Download          bool
+	}
+	s.eval(`({src: state.srcKind, note: document.getElementById("listen-note").textContent, status: state.job.status,
+		download: !document.querySelector("#downloads button[data-kind=output]").disabled})`, &during)
+	if during.Status == "rendering" && (during.Src != "original" || !strings.Contains(during.Note, "preview") || during.Download) {
+		t.Errorf("while rendering: %+v", during)
+	}
+	// An edit applied while it renders: queued, then rendered.
+	r := s.regions()
+	x, y := s.canvasPoint((r[3].Start+r[3].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
+	var shown []cut
+	s.eval(`cuts()`, &shown)
+	s.run(chromedp.Click("#apply", chromedp.ByID))
+	var queued string
+	s.eval(`document.getElementById("apply-msg").textContent`, &queued)
+	if !strings.Contains(queued, "as soon as the current render ends") {
+		t.Errorf("Apply during the render says %q", queued)
+	}
+	// Once the first render ends the edit is sent: the job's plan is then
+	// the cuts shown, and it renders them (not waited for: the test ends).
+	s.wait("the edit sent", `state.applyQueued === false && !unapplied() && !!state.env && state.job.status !== "done"`, 4*time.Minute)
+	j := s.job()
+	if d := cmp.Diff(shown, j.Plan.Cuts, cmpopts.EquateApprox(0, 2e-6)); d != "" {
+		t.Errorf("the edit applied during the render: other cuts planned (-shown +planned):\n%s", d)
 	}
 	s.noErrors()
 }

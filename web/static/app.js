@@ -264,6 +264,7 @@ function upload(file) {
   xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name)); // the server decodes it
   xhr.setRequestHeader("X-Options", JSON.stringify(options()));
   $("upload").hidden = false; $("start").disabled = true;
+  xhr.upload.onload = () => { timing.uploadEnd = Date.now(); };
   xhr.upload.onprogress = (e) => { if (e.lengthComputable) $("upload-bar").value = (100 * e.loaded) / e.total; };
   xhr.onload = () => {
     $("upload").hidden = true; updateStart();
@@ -301,7 +302,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.spp = 0; state.fit = true; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null;
+  state.spp = 0; state.fit = true; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null; state.opening = false; state.applyQueued = false;
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
   freeBlob(null);
@@ -324,9 +325,16 @@ function follow(job) {
   $("job").hidden = false;
   render(job);
   $("job").scrollIntoView({ block: "start", behavior: "smooth" });
-  const tok = state.token;
-  if (job.status === "done" || job.status === "failed") finished(job, tok);
-  else state.timer = setTimeout(() => poll(tok), 700);
+  step(job, state.token, job.status === "analyzing" ? 500 : 700);
+}
+
+// step acts on the job as last read: the editor opens as soon as the plan
+// is there (when the analysis ends, while the file renders), and follows
+// the job's state once open; a job still busy is asked again.
+function step(job, tok, wait) {
+  if (job.plan && job.status !== "failed" && !state.env && !state.opening) openEditor(job, tok);
+  else if (state.env) jobMoved(job);
+  if (job.status !== "done" && job.status !== "failed") state.timer = setTimeout(() => poll(tok), wait);
 }
 
 async function poll(tok) {
@@ -344,10 +352,13 @@ async function poll(tok) {
   }
   if (tok !== state.token) return;
   say("job-msg", ""); // the server answers again: an earlier failure to reach it is over
+  const was = state.job.status;
   state.job = job;
   render(job);
-  if (job.status === "done" || job.status === "failed") { finished(job, tok); guard("list-msg", refreshList)(); return; }
-  state.timer = setTimeout(() => poll(tok), 1000);
+  // Asked every second; twice a second while analysing, so that the
+  // editor opens within half a second of the analysis's end.
+  step(job, tok, job.status === "analyzing" ? 500 : 1000);
+  if (was !== job.status && (job.status === "done" || job.status === "failed")) guard("list-msg", refreshList)();
 }
 
 // FAILURES say in words why a job failed (the server's own text is the status's tooltip).
@@ -376,14 +387,23 @@ function render(job) {
   $("job-bar").value = job.progress || 0;
 }
 
-async function finished(job, tok) {
-  if (job.status !== "done" || !job.plan) return; // a failed job shows its status only
-  const points = Math.max(500, Math.min(8000, Math.ceil(job.plan.stats.originalSec / 0.05)));
+// timing: when the last upload ended and the editor of its job could be
+// used (Date.now()), and the job's state then.
+const timing = {};
+
+// openEditor draws the editor of job's plan: the waveform, the cuts, the
+// player on the original (After previews the cuts on it until a rendered
+// file has them).
+async function openEditor(job, tok) {
+  state.opening = true;
+  const points = Math.max(500, Math.min(20000, Math.ceil(job.plan.stats.originalSec / 0.01)));
   const env = await api("GET", `${JOBS}/${job.id}/envelope?points=${points}`).catch((err) => {
     if (tok === state.token) say("job-msg", errorText(err), "bad");
     return null;
   });
-  if (tok !== state.token || !env) return;
+  if (tok !== state.token) return;
+  state.opening = false;
+  if (!env) return;
   state.env = env;
   state.dur = job.plan.stats.originalSec;
   state.rendered = job.output ? job.plan.cuts.map((c) => ({ start: c.start, end: c.end })) : null;
@@ -406,6 +426,20 @@ async function finished(job, tok) {
   layout();
   changed();
   if (back) say("edit-msg", "Your edits not applied yet are back (kept in this browser until you apply them).");
+  jobMoved(state.job);
+  timing.editable = Date.now(); timing.id = job.id; timing.status = state.job.status;
+}
+
+// jobMoved follows the job's state in an open editor: the plan the server
+// has (what the edit is compared with), the rendered file once there; a
+// render asked while another ran starts when it ends, a download waiting
+// for its render starts.
+function jobMoved(job) {
+  if (job.plan) state.planCuts = job.plan.cuts.map((c) => ({ start: c.start, end: c.end }));
+  state.rendered = job.output && job.plan ? job.plan.cuts.map((c) => ({ start: c.start, end: c.end })) : null;
+  changed();
+  if (job.status !== "done") return;
+  if (state.applyQueued) { state.applyQueued = false; guard("apply-msg", apply)(); return; }
   downloadPending(job);
 }
 
@@ -475,12 +509,14 @@ function changed() {
   cutList();
   $("undo").disabled = state.undo.length === 0;
   const nothing = dur - cut < 0.05;
-  const same = state.job.output && sameCuts(c, state.rendered || []) && Object.keys(changedParams()).length === 0;
-  $("apply").disabled = state.previewBad || state.previewPending || nothing || same || state.job.status !== "done";
+  const busy = state.job.status !== "done" && state.job.status !== "failed";
+  const same = !unapplied() && (!!state.job.output || busy);
+  $("apply").disabled = state.previewBad || state.previewPending || nothing || same || state.applyQueued;
   if (state.previewPending) say("apply-msg", "Previewing the new settings…");
   else if (nothing && !state.previewBad) say("apply-msg", "Nothing would be left: keep at least one part.", "bad");
-  else if (same) say("apply-msg", "The rendered file has these cuts.", "good");
-  else if (!state.previewBad) say("apply-msg", "Apply renders the file with these cuts.");
+  else if (same) say("apply-msg", busy ? "The file being rendered has these cuts." : "The rendered file has these cuts.", "good");
+  else if (state.applyQueued) say("apply-msg", "Your edit renders as soon as the current render ends.");
+  else if (!state.previewBad) say("apply-msg", busy ? "Apply renders the file with these cuts (after the current render)." : "Apply renders the file with these cuts.");
   else say("apply-msg", "");
   listenNote();
   selBar();
@@ -623,6 +659,7 @@ function preview() {
 
 async function apply() {
   say("apply-msg", "");
+  if (state.job.status !== "done" && state.job.status !== "failed") { state.applyQueued = true; changed(); return; } // the server renders one at a time
   const body = { action: "export" };
   const params = changedParams();
   if (Object.keys(params).length) body.params = params;
