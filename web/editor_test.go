@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -554,6 +555,54 @@ func TestBrowserReviewFirst(t *testing.T) {
 	j := s.job()
 	if d := cmp.Diff(shown, j.Plan.Cuts, cmpopts.EquateApprox(0, 2e-6)); d != "" {
 		t.Errorf("the edit applied during the render: other cuts planned (-shown +planned):\n%s", d)
+	}
+	s.noErrors()
+}
+
+// TestBrowserProgress: the upload says how many MB of how many have gone
+// and at what rate; the job says its progress with the time elapsed, and
+// lists its steps with how long each took; the job list gives each job's
+// date, length, preset and time saved, and marks the open one. (Progress
+// was a bare percentage, with no elapsed time and no upload rate.)
+func TestBrowserProgress(t *testing.T) {
+	s := newSite(t)
+	talk := s.gen("talk.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=30", "-af", talkFilter)
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	s.eval(`(() => { window.seen = {}; for (const id of ["upload-text", "job-time"]) { window.seen[id] = [];
+		new MutationObserver(() => { const t = document.getElementById(id).textContent; if (t) window.seen[id].push(t); })
+			.observe(document.getElementById(id), {childList: true, characterData: true, subtree: true}); } return true; })()`, nil)
+	tok := s.token()
+	s.startJob(talk, chromedp.SetValue("#format", "wav", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+	s.wait("the job listed", `!!document.querySelector("#jobs li.current")`, 10*time.Second)
+	var got struct {
+		Upload, Time, Steps []string
+		Meta, Badge, Current string
+	}
+	s.eval(`({upload: window.seen["upload-text"], time: window.seen["job-time"], steps: [...document.querySelectorAll("#stages li")].map(li => li.className + ": " + li.textContent),
+		meta: document.querySelector("#jobs li.current .job-meta").textContent, badge: document.querySelector("#jobs li.current .badge").textContent,
+		current: document.querySelector("#jobs li.current button.secondary").getAttribute("aria-current")})`, &got)
+	t.Logf("upload %q; job %q; steps %q; list %q", got.Upload, got.Time, got.Steps, got.Meta)
+	mb := regexp.MustCompile(`^\d+\.\d of 2\.9 MB · \d+\.\d MB/s`)
+	if len(got.Upload) == 0 || !mb.MatchString(got.Upload[len(got.Upload)-1]) {
+		t.Errorf("upload progress shown: %q", got.Upload)
+	}
+	el := regexp.MustCompile(`^\d+% · \d+:\d\d elapsed`)
+	if len(got.Time) == 0 || !el.MatchString(got.Time[0]) {
+		t.Errorf("job progress shown: %q", got.Time)
+	}
+	want := []*regexp.Regexp{regexp.MustCompile(`^done: Upload: 2\.9 MB in \d+\.\d\d s \(\d+\.\d MB/s\)$`),
+		regexp.MustCompile(`^done: Analysis: \d+\.\d\d s$`), regexp.MustCompile(`^done: Render: \d+\.\d\d s$`)}
+	// A render over between two polls is named with the analysis.
+	together := regexp.MustCompile(`^done: Analysis and render: \d+\.\d\d s$`)
+	switch {
+	case len(got.Steps) == 2 && want[0].MatchString(got.Steps[0]) && together.MatchString(got.Steps[1]):
+	case len(got.Steps) == 3 && want[0].MatchString(got.Steps[0]) && want[1].MatchString(got.Steps[1]) && want[2].MatchString(got.Steps[2]):
+	default:
+		t.Errorf("steps %q, want the upload, the analysis and the render, each with its time", got.Steps)
+	}
+	if !regexp.MustCompile(`^\w+ \d+, \d\d:\d\d · 0:30 long · podcast · 0:\d\d saved \(\d+%\)$`).MatchString(got.Meta) || got.Badge != "open" || got.Current != "true" {
+		t.Errorf("the open job in the list: %q, badge %q, aria-current %q", got.Meta, got.Badge, got.Current)
 	}
 	s.noErrors()
 }

@@ -14,7 +14,7 @@ const AXIS_PX = 24; // height of the time axis under the waveform
 const FLOOR_DB = -80; // bottom of the waveform's level scale
 
 const state = {
-  job: null, token: 0, timer: null, previewSeq: 0, previewPending: false,
+  job: null, token: 0, timer: null, stages: [], stageTimer: null, upload: null, previewSeq: 0, previewPending: false,
   env: null, dur: 0,
   regions: [], // {start, end, reason, on}: detected cuts (on or kept), and the user's own
   detected: [], // the cuts of the current detection settings, as planned
@@ -264,8 +264,18 @@ function upload(file) {
   xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name)); // the server decodes it
   xhr.setRequestHeader("X-Options", JSON.stringify(options()));
   $("upload").hidden = false; $("start").disabled = true;
-  xhr.upload.onload = () => { timing.uploadEnd = Date.now(); };
-  xhr.upload.onprogress = (e) => { if (e.lengthComputable) $("upload-bar").value = (100 * e.loaded) / e.total; };
+  const began = Date.now();
+  lastUpload = null;
+  say("upload-text", "");
+  xhr.upload.onload = () => { timing.uploadEnd = Date.now(); lastUpload = { bytes: file.size, sec: (timing.uploadEnd - began) / 1000 }; };
+  xhr.upload.onprogress = (e) => {
+    if (!e.lengthComputable) return;
+    $("upload-bar").value = (100 * e.loaded) / e.total;
+    const sec = (Date.now() - began) / 1000, rate = sec > 0 ? e.loaded / sec : 0;
+    let t = `${(e.loaded / 1e6).toFixed(1)} of ${(e.total / 1e6).toFixed(1)} MB`;
+    if (rate > 0) t += ` · ${(rate / 1e6).toFixed(1)} MB/s · about ${clock((e.total - e.loaded) / rate, 0)} left`;
+    say("upload-text", t);
+  };
   xhr.onload = () => {
     $("upload").hidden = true; updateStart();
     let body = null; try { body = JSON.parse(xhr.responseText); } catch (_) {}
@@ -277,6 +287,8 @@ function upload(file) {
     }
     pick(null);
     follow(body);
+    state.upload = lastUpload;
+    stages(body);
     guard("list-msg", refreshList)();
   };
   xhr.onerror = () => { $("upload").hidden = true; updateStart(); say("new-msg", "The upload failed (network error).", "bad"); };
@@ -303,6 +315,8 @@ function unfollow() {
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
   state.spp = 0; state.fit = true; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null; state.opening = false; state.applyQueued = false;
+  clearTimeout(state.stageTimer); state.stages = []; state.upload = null;
+  $("stages").textContent = ""; say("job-time", "");
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
   state.media = null; state.srcKind = "";
   freeBlob(null);
@@ -372,6 +386,52 @@ const FAILURES = {
 };
 const STATUS = { analyzing: "Analysing…", transcribing: "Finding filler words…", rendering: "Rendering…", done: "Done", failed: "Failed" };
 
+// lastUpload: the size and time of the last upload, shown as the job's first step.
+let lastUpload = null;
+const STAGE = { analyzing: "Analysis", transcribing: "Filler words", rendering: "Render" };
+
+// stages shows the job's steps: the upload, then each phase seen (how long
+// it took, or how long it has run), then those to come; with the time the
+// run has taken and, from its progress, an estimate of what is left.
+function stages(job) {
+  const st = state.stages, last = st[st.length - 1], t = Date.now(), busy = job.status !== "done" && job.status !== "failed";
+  if (!last || last.status !== job.status) {
+    if (last && !last.end) {
+      last.end = t;
+      // Phases run between two polls are named with the one seen before them.
+      const order = ["analyzing", "transcribing", "rendering", "done"], a = order.indexOf(last.status), b = order.indexOf(job.status);
+      for (const x of order.slice(a + 1, b)) {
+        if ((x === "transcribing" && job.transcribe) || (x === "rendering" && job.output)) last.also = (last.also || []).concat(STAGE[x].toLowerCase());
+      }
+    }
+    // A job opened while analysing has run since its creation.
+    const since = !last && job.status === "analyzing" && job.createdAt ? Math.min(t, Date.parse(job.createdAt) || t) : t;
+    if (busy) st.push({ status: job.status, start: since });
+  }
+  const items = [];
+  if (state.upload) items.push({ cls: "done", text: `Upload: ${(state.upload.bytes / 1e6).toFixed(1)} MB in ${howLong(state.upload.sec)} (${(state.upload.bytes / 1e6 / Math.max(state.upload.sec, 0.001)).toFixed(1)} MB/s)` });
+  for (const s of st) {
+    const el = ((s.end || t) - s.start) / 1000;
+    const name = (STAGE[s.status] || s.status) + (s.also ? " and " + s.also.join(" and ") : "");
+    items.push(s.end ? { cls: "done", text: `${name}: ${howLong(el)}` } : { cls: "running", text: `${STAGE[s.status] || s.status}: ${clock(el, 0)} so far` });
+  }
+  if (busy) {
+    const order = ["analyzing", "transcribing", "rendering"], i = order.indexOf(job.status);
+    const todo = order.slice(i + 1).filter((x) => (x === "transcribing" ? job.transcribe && !(job.transcript && job.transcript.status === "done") : job.autoExport || state.applyQueued));
+    for (const x of todo) items.push({ cls: "todo", text: `${STAGE[x]}: next` });
+  }
+  $("stages").replaceChildren(...items.map((x) => { const li = document.createElement("li"); li.className = x.cls; li.textContent = x.text; return li; }));
+  let time = "";
+  if (busy && st.length) {
+    const el = (t - st[0].start) / 1000, p = job.progress || 0;
+    time = `${Math.round(p)}% · ${clock(el, 0)} elapsed`;
+    if (p >= 3 && el >= 2) time += ` · about ${clock((el * (100 - p)) / p, 0)} left`;
+  }
+  say("job-time", time);
+  clearTimeout(state.stageTimer);
+  if (busy) state.stageTimer = setTimeout(() => { if (state.job) stages(state.job); }, 1000);
+}
+
 function render(job) {
   $("job-name").textContent = job.input.name;
   let s = STATUS[job.status] || job.status;
@@ -385,6 +445,8 @@ function render(job) {
   const busy = job.status !== "done" && job.status !== "failed";
   $("job-bar").hidden = !busy;
   $("job-bar").value = job.progress || 0;
+  stages(job);
+  markOpen();
 }
 
 // timing: when the last upload ended and the editor of its job could be
@@ -1285,8 +1347,17 @@ async function refreshList() {
   ul.textContent = "";
   for (const j of r.jobs) {
     const li = document.createElement("li");
+    li.dataset.id = j.id;
     const open = document.createElement("button");
     open.type = "button"; open.className = "secondary"; open.textContent = `${j.input.name} (${STATUS[j.status] || j.status})`;
+    const meta = document.createElement("span");
+    meta.className = "job-meta";
+    const when = new Date(j.createdAt);
+    const parts = [isNaN(when) ? "" : when.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false })];
+    if (j.input.duration) parts.push(clock(j.input.duration, 0) + " long");
+    if (j.preset) parts.push(j.preset);
+    if (j.plan) parts.push(`${clock(j.plan.stats.savedSec, 0)} saved (${j.plan.stats.savedPct.toFixed(0)}%)`);
+    meta.textContent = parts.filter(Boolean).join(" · ");
     open.onclick = guard("list-msg", async () => {
       const tok = state.token; // a job started or opened meanwhile wins
       const job = await api("GET", `${JOBS}/${j.id}`);
@@ -1295,10 +1366,23 @@ async function refreshList() {
     const del = document.createElement("button");
     del.type = "button"; del.className = "danger"; del.textContent = "Delete…"; del.setAttribute("aria-label", "Delete " + j.input.name);
     del.onclick = () => confirmDelete(li, j, del);
-    li.append(open, del);
+    li.append(open, del, meta);
     ul.append(li);
   }
   if (r.jobs.length === 0) { const li = document.createElement("li"); li.textContent = "No jobs yet."; ul.append(li); }
+  markOpen();
+}
+
+// markOpen marks the open job in the list.
+function markOpen() {
+  for (const li of $("jobs").querySelectorAll("li[data-id]")) {
+    const open = !!state.job && li.dataset.id === state.job.id, b = li.querySelector("button.secondary");
+    li.classList.toggle("current", open);
+    if (open) b.setAttribute("aria-current", "true"); else b.removeAttribute("aria-current");
+    let badge = li.querySelector(".badge");
+    if (open && !badge) { badge = document.createElement("span"); badge.className = "badge"; badge.textContent = "open"; b.after(badge); }
+    if (!open && badge) badge.remove();
+  }
 }
 
 // confirmDelete asks in place: the job is deleted only on a second, explicit click.
