@@ -576,7 +576,7 @@ func TestBrowserProgress(t *testing.T) {
 	s.waitEditor(tok, 90*time.Second)
 	s.wait("the job listed", `!!document.querySelector("#jobs li.current")`, 10*time.Second)
 	var got struct {
-		Upload, Time, Steps []string
+		Upload, Time, Steps  []string
 		Meta, Badge, Current string
 	}
 	s.eval(`({upload: window.seen["upload-text"], time: window.seen["job-time"], steps: [...document.querySelectorAll("#stages li")].map(li => li.className + ": " + li.textContent),
