@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,12 @@ func (s *site) settle() {
 	s.t.Helper()
 	s.eval(`new Promise((done) => { let y = -1, n = 0; const f = () => { if (window.scrollY === y) n++; else { n = 0; y = window.scrollY; }
 		if (n >= 10) done(true); else requestAnimationFrame(f); }; f(); })`, nil)
+}
+
+// waitOK polls a JavaScript condition until it is truthy, false after limit.
+func (s *site) waitOK(js string, limit time.Duration) bool {
+	s.t.Helper()
+	return chromedp.Run(s.ctx, chromedp.Poll(js, nil, chromedp.WithPollingTimeout(limit), chromedp.WithPollingInterval(50*time.Millisecond))) == nil
 }
 
 var sameRegions = cmpopts.EquateApprox(0, 1e-9)
@@ -604,5 +611,131 @@ func TestBrowserProgress(t *testing.T) {
 	if !regexp.MustCompile(`^\w+ \d+, \d\d:\d\d · 0:30 long · podcast · 0:\d\d saved \(\d+%\)$`).MatchString(got.Meta) || got.Badge != "open" || got.Current != "true" {
 		t.Errorf("the open job in the list: %q, badge %q, aria-current %q", got.Meta, got.Badge, got.Current)
 	}
+	s.noErrors()
+}
+
+// TestBrowserSmallDefects: a fresh radical job, whose plan has touching
+// cuts, has nothing to apply (the page merged touching cuts: "Cuts 19"
+// against 23); Space after a mouse click on a button plays and does not
+// click it again; a key typed right clears what the wrong one made the
+// page say; an empty file and addresses without a scheme or with another
+// one are said in plain words; the parts you kept are marked in a lane of
+// their own, in a colour that stands out from the page; the cut list gives
+// each cut's duration; on a phone every control is 44 px high at least.
+func TestBrowserSmallDefects(t *testing.T) {
+	s := newSite(t)
+	text := func(id string) string {
+		var m string
+		s.eval(fmt.Sprintf(`document.getElementById(%q).textContent`, id), &m)
+		return m
+	}
+	// A wrong key: the list says so; the right key typed clears it.
+	s.run(chromedp.SendKeys("#key", "wrong", chromedp.ByID))
+	s.eval(`document.getElementById("refresh").click(), true`, nil)
+	s.wait("the key refused by the list", `document.getElementById("list-msg").textContent !== ""`, 10*time.Second)
+	s.eval(`(document.getElementById("key").value = "", true)`, nil)
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	if !s.waitOK(`document.getElementById("list-msg").textContent === "" && document.querySelectorAll("#jobs li").length > 0`, 10*time.Second) {
+		t.Errorf("the key typed right again, the list still says %q", text("list-msg"))
+	}
+
+	// Plain words for an empty file and for addresses the server refuses.
+	empty := filepath.Join(s.media, "empty.wav")
+	os.WriteFile(empty, nil, 0o644)
+	s.run(chromedp.SetUploadFiles("#file", []string{empty}, chromedp.ByID))
+	s.eval(`document.getElementById("start").click(), true`, nil)
+	s.wait("the empty file refused", `document.getElementById("new-msg").textContent !== ""`, 10*time.Second)
+	if m := text("new-msg"); !strings.Contains(m, "empty (0 bytes)") || strings.Contains(m, "Bad request") {
+		t.Errorf("empty file: %q", m)
+	}
+	s.eval(`document.getElementById("unpick").click(), true`, nil)
+	for _, u := range []string{"example.com/episode.mp3", "ftp://example.com/episode.mp3"} {
+		s.eval(fmt.Sprintf(`(() => { const i = document.getElementById("url"); i.value = %q; i.dispatchEvent(new Event("input")); document.getElementById("start").click(); return true; })()`, u), nil)
+		s.wait("the address refused", `document.getElementById("new-msg").textContent !== ""`, 10*time.Second)
+		if m := text("new-msg"); !strings.Contains(m, "https://") || strings.Contains(m, "scheme") {
+			t.Errorf("address %q: %q", u, m)
+		}
+		s.eval(`(document.getElementById("new-msg").textContent = "", true)`, nil)
+	}
+	s.eval(`(() => { const i = document.getElementById("url"); i.value = ""; i.dispatchEvent(new Event("input")); return true; })()`, nil)
+
+	// A fresh radical job: touching cuts, nothing to apply.
+	talk := s.gen("talk.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=30",
+		"-af", "volume='if(lt(mod(t,5),2),1,if(between(mod(t,5),3,3.08),1,0.001))':eval=frame")
+	tok := s.token()
+	s.startJob(talk, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.SetValue("#preset", "radical", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+	j := s.job()
+	touching := 0
+	for i := 1; i < len(j.Plan.Cuts); i++ {
+		if j.Plan.Cuts[i].Start == j.Plan.Cuts[i-1].End {
+			touching++
+		}
+	}
+	if touching == 0 {
+		t.Fatalf("the radical plan has no touching cuts: %+v", j.Plan.Cuts)
+	}
+	var fresh struct {
+		Apply                 bool
+		Msg, Cuts, Downloaded string
+	}
+	s.eval(`({apply: document.getElementById("apply").disabled, msg: document.getElementById("apply-msg").textContent,
+		cuts: document.getElementById("stat-cuts").textContent, downloaded: document.querySelector("#downloads button").textContent})`, &fresh)
+	if !fresh.Apply || fresh.Msg != "The rendered file has these cuts." || fresh.Cuts != strconv.Itoa(len(j.Plan.Cuts)) || strings.Contains(fresh.Downloaded, "pply") {
+		t.Errorf("a fresh radical job (%d cuts, %d touching): %+v", len(j.Plan.Cuts), touching, fresh)
+	}
+
+	// The cut list gives durations.
+	var item string
+	s.eval(`document.querySelector("#cut-list li").firstChild.textContent`, &item)
+	if !regexp.MustCompile(`^\d:\d\d\.\d – \d:\d\d\.\d \(\d+\.\d\d s\) `).MatchString(item) {
+		t.Errorf("cut list item %q, want from – to (duration)", item)
+	}
+
+	// Space after a mouse click on a button plays, it does not click it
+	// again: two cuts kept, Undo clicked, Space: one undo.
+	r := s.regions()
+	for _, i := range []int{0, 1} {
+		x, y := s.canvasPoint((r[i].Start+r[i].End)/2, 0.5)
+		s.run(chromedp.MouseClickXY(x, y))
+		s.selAct("toggle")
+	}
+	var bx, by float64
+	s.eval(`(() => { const b = document.getElementById("undo"); b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, &[]*float64{&bx, &by})
+	s.run(chromedp.MouseClickXY(bx, by))
+	s.run(chromedp.KeyEvent(" "))
+	if !s.waitOK(`!state.media.paused`, 5*time.Second) {
+		t.Errorf("Space after a click on Undo did not play")
+	}
+	if r := s.regions(); r[0].On || !r[1].On {
+		t.Errorf("Space after a click on Undo: cut 0 %+v (want kept), cut 1 %+v (want cut again by the one undo)", r[0], r[1])
+	}
+	s.run(chromedp.KeyEvent(" "))
+	s.waitOK(`state.media.paused`, 5*time.Second)
+
+	// The part kept (cut 0): marked in the lane over the levels, in the
+	// kept colour, which stands out from the page.
+	r = s.regions()
+	var px struct{ Lane, Kept, Bg string }
+	s.eval(fmt.Sprintf(`(() => { draw(); const c = document.getElementById("wave"), g = geom(), d = window.devicePixelRatio || 1;
+		const x = Math.round((xOf(%f, g) + xOf(%f, g)) / 2 * d), p = c.getContext("2d").getImageData(x, Math.round(6 * d), 1, 1).data;
+		const probe = document.createElement("i"); probe.style.color = "var(--kept)"; document.body.append(probe);
+		const kept = getComputedStyle(probe).color; probe.remove();
+		return {lane: "rgb(" + p[0] + ", " + p[1] + ", " + p[2] + ")", kept, bg: getComputedStyle(document.querySelector(".wave-scroll")).backgroundColor}; })()`, r[0].Start, r[0].End), &px)
+	if c := contrast(px.Lane, px.Bg); px.Lane != px.Kept || c < 3 {
+		t.Errorf("the part kept is marked %s (kept colour %s) on %s: %.2f:1", px.Lane, px.Kept, px.Bg, c)
+	}
+
+	// A phone: 44 px touch targets.
+	s.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	s.eval(`new Promise(r => setTimeout(r, 300))`, nil)
+	var small []string
+	s.eval(`[...document.querySelectorAll("button, select, summary, input[type=range], label:has(> input[type=checkbox])")].filter(e => {
+		const b = e.getBoundingClientRect(); return b.width > 0 && b.height > 0 && (b.height < 44 || (e.tagName === "BUTTON" && b.width < 44)); })
+		.map(e => (e.id || e.textContent.trim().slice(0, 30)) + " " + Math.round(e.getBoundingClientRect().width) + "x" + Math.round(e.getBoundingClientRect().height))`, &small)
+	if len(small) > 0 {
+		t.Errorf("touch targets under 44 px on a phone: %q", small)
+	}
+	s.run(chromedp.EmulateViewport(1200, 900))
 	s.noErrors()
 }

@@ -11,6 +11,7 @@ const VIDEO_FORMATS = ["mp4", "mp4_hq"];
 const MIN_CUT = 0.05; // seconds: the shortest cut an edge drag leaves
 const EDGE_PX = 7; // how close (CSS px) the pointer must be to grab a cut's edge
 const AXIS_PX = 24; // height of the time axis under the waveform
+const LANE_PX = 12; // height of the lane over the levels where the parts you kept are marked
 const FLOOR_DB = -80; // bottom of the waveform's level scale
 
 const state = {
@@ -47,11 +48,13 @@ const MESSAGES = {
   nothing_to_keep: "Nothing would be left: the whole file would be cut.",
   transcription_unavailable: "Transcription is not available on this server; untick 'Cut filler words'.",
   output_expired: "The file was deleted after the retention period.",
+  url_refused: "That address cannot be fetched: it must be a public web address (https://…) on a public server.",
+  url_unreachable: "That address could not be downloaded.",
 };
 
 // DETAILED: codes whose server text says what MESSAGES cannot (the
 // server's own limit; what would keep something), shown after it.
-const DETAILED = new Set(["file_too_large", "nothing_to_keep"]);
+const DETAILED = new Set(["file_too_large", "nothing_to_keep", "url_unreachable"]);
 
 const sentence = (t) => t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
 
@@ -76,18 +79,28 @@ async function api(method, path, body) {
   return data;
 }
 
-function say(id, text, kind) {
+function say(id, text, kind, keyError) {
   const el = $(id);
   el.textContent = text || "";
   el.classList.remove("good", "bad");
   if (kind) el.classList.add(kind);
+  if (keyError) el.dataset.keyError = "1"; else delete el.dataset.keyError;
+}
+
+// keyFixed clears what a refused key said anywhere on the page once the
+// key is typed again, and checks the new one when typing stops.
+let keyTimer = null;
+function keyFixed() {
+  for (const el of document.querySelectorAll("[data-key-error]")) say(el.id, "");
+  clearTimeout(keyTimer);
+  keyTimer = setTimeout(() => { if (key()) guard("list-msg", refreshList)(); }, 700);
 }
 
 // guard runs an async action and shows its failure next to it: no
 // promise of the page is ever left rejected.
 function guard(msgId, fn) {
   return (...args) => Promise.resolve().then(() => fn(...args)).catch((err) => {
-    if (msgId) say(msgId, errorText(err), "bad");
+    if (msgId) say(msgId, errorText(err), "bad", err instanceof ApiError && err.status === 401);
     if (err instanceof ApiError && err.status === 401) keyState(false, MESSAGES.unauthorized);
   });
 }
@@ -252,8 +265,23 @@ function start() {
   say("new-msg", "");
   if (!key()) { say("new-msg", "Type your API key at the top of the page first.", "bad"); $("key").focus(); return; }
   unfollow();
+  if (picked && picked.size === 0) { say("new-msg", `${picked.name} is empty (0 bytes): pick the recording itself.`, "bad"); return; }
   if (picked) upload(picked);
-  else if ($("url").value.trim()) guard("new-msg", createFromURL)($("url").value.trim());
+  else if ($("url").value.trim()) {
+    const u = $("url").value.trim(), bad = urlProblem(u);
+    if (bad) { say("new-msg", bad, "bad"); return; }
+    guard("new-msg", createFromURL)(u);
+  }
+}
+
+// urlProblem says in words what is wrong with an address typed, before
+// the server is asked.
+function urlProblem(u) {
+  let p;
+  try { p = new URL(u); } catch (_) { p = null; }
+  if (!p || !/^[a-z][a-z0-9+.-]*:\/\//i.test(u)) return `“${u}” is not a full web address: it must start with https:// (for example https://example.com/episode.mp3).`;
+  if (p.protocol !== "https:" && p.protocol !== "http:") return `Only web addresses can be fetched (https:// or http://), not ${p.protocol.replace(":", "")} addresses.`;
+  return "";
 }
 
 // Form B: the raw file as the body, streamed by the browser, with upload progress.
@@ -281,7 +309,7 @@ function upload(file) {
     let body = null; try { body = JSON.parse(xhr.responseText); } catch (_) {}
     if (xhr.status !== 202) {
       const err = new ApiError(xhr.status, body);
-      say("new-msg", errorText(err), "bad");
+      say("new-msg", errorText(err), "bad", xhr.status === 401);
       if (xhr.status === 401) keyState(false, MESSAGES.unauthorized);
       return;
     }
@@ -357,7 +385,7 @@ async function poll(tok) {
     job = await api("GET", `${JOBS}/${state.job.id}`);
   } catch (err) {
     if (tok !== state.token) return;
-    say("job-msg", errorText(err), "bad");
+    say("job-msg", errorText(err), "bad", err instanceof ApiError && err.status === 401);
     if (err instanceof ApiError && err.status === 401) keyState(false, MESSAGES.unauthorized);
     // Asked again until answered: once the server is back, or the key typed
     // is right again (a job of another key, 404, is never answered).
@@ -513,12 +541,13 @@ function setDetected(plan) {
 }
 
 // cuts is the cut list the edit makes: the regions that are on, sorted,
-// touching ones merged.
+// overlapping ones merged. Touching ones stay apart, as the plan has them
+// (a silence next to a short sound): the same list compares equal to it.
 function cuts() {
   const out = [];
   for (const r of state.regions.filter((r) => r.on).sort((a, b) => a.start - b.start)) {
     const last = out[out.length - 1];
-    if (last && r.start <= last.end + 1e-9) last.end = Math.max(last.end, r.end);
+    if (last && r.start < last.end - 1e-9) last.end = Math.max(last.end, r.end);
     else out.push({ start: r.start, end: r.end });
   }
   return out;
@@ -642,7 +671,7 @@ function cutList() {
     const li = document.createElement("li");
     li.className = r.on ? "on" : "off";
     li.dataset.start = r.start.toFixed(3); li.dataset.end = r.end.toFixed(3);
-    li.append(`${clock(r.start)} – ${clock(r.end)} ${reasonWord(r.reason)}`);
+    li.append(`${span(r.start, r.end)} ${reasonWord(r.reason)}${r.on ? "" : ", kept by you"}`);
     const b = document.createElement("button");
     b.type = "button"; b.className = "secondary"; b.textContent = r.on ? "Keep" : "Cut";
     b.setAttribute("aria-label", `${r.on ? "Keep" : "Cut"} ${clock(r.start)} to ${clock(r.end)}`);
@@ -968,7 +997,9 @@ function draw(at) {
   const t0 = g.sx * state.spp, t1 = (g.sx + W) * state.spp; // the time in view
   x.setTransform(dpr, 0, 0, dpr, 0, 0);
   x.clearRect(0, 0, W, g.h);
-  const yOf = (db) => H - Math.max(0, Math.min(1, (db - FLOOR_DB) / -FLOOR_DB)) * (H - 4);
+  // the level scale leaves a lane at the top, where the parts you kept are marked
+  const yOf = (db) => H - Math.max(0, Math.min(1, (db - FLOOR_DB) / -FLOOR_DB)) * (H - 4 - LANE_PX);
+  const kept = [];
   // regions under the waveform (none while the settings keep nothing: all would go)
   if (state.previewBad) { x.globalAlpha = 0.2; x.fillStyle = k.cut; x.fillRect(0, 0, W, H); x.globalAlpha = 1; }
   else state.regions.forEach((r, i) => {
@@ -981,6 +1012,7 @@ function draw(at) {
       if (x1 - x0 > 16) { x.fillRect(x0, H / 2 - 10, 5, 20); x.fillRect(x1 - 5, H / 2 - 10, 5, 20); } // the edges' grips
     } else {
       x.setLineDash([4, 3]); x.strokeStyle = k.kept; x.lineWidth = 1.5; x.strokeRect(x0 + 1, 1, x1 - x0 - 2, H - 2); x.setLineDash([]);
+      kept.push([x0, x1]);
     }
     if (i === state.sel) { x.strokeStyle = k.fg; x.lineWidth = 2; x.strokeRect(x0, 0.5, x1 - x0, H - 1); }
   });
@@ -998,6 +1030,12 @@ function draw(at) {
     x.fillStyle = db < thr ? k.quiet : k.wave;
     const y = yOf(db);
     x.fillRect(xOf(i * fs, g), y, Math.max(1, bw - (bw > 3 ? 1 : 0)), H - y);
+  }
+  // the parts you kept: a solid band in the lane, labelled when it fits
+  x.font = "bold 11px system-ui, sans-serif"; x.textBaseline = "middle";
+  for (const [x0, x1] of kept) {
+    x.fillStyle = k.kept; x.fillRect(x0, 0, x1 - x0, LANE_PX);
+    if (x1 - x0 > 40) { x.fillStyle = k.bg; x.fillText("kept", x0 + 4, LANE_PX / 2 + 0.5); }
   }
   // threshold line and its value
   const ty = yOf(thr);
@@ -1227,12 +1265,21 @@ function typing(el) {
     (el.tagName === "INPUT" && ["text", "url", "password", "checkbox", "file", "search"].includes(el.type)));
 }
 
+// pointerFocus is the element last focused by a pointer (a click or a tap),
+// null when the focus came by the keyboard or a script.
+let pointerFocus = null, pointerAt = -1e9;
+document.addEventListener("pointerdown", () => { pointerAt = performance.now(); }, true);
+document.addEventListener("focusin", (e) => { pointerFocus = performance.now() - pointerAt < 500 ? e.target : null; });
+
 function keydown(e) {
   if ($("editor").hidden || !state.env || typing(e.target)) return;
   const slider = e.target.tagName === "INPUT" && e.target.type === "range";
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") { e.preventDefault(); undo(); return; }
-  // Space on a button or a summary is its own (the browser's click).
-  if (e.key === " " && !e.ctrlKey && !e.metaKey && !e.target.closest("button, summary, a, [role=button]")) { e.preventDefault(); playPause(); return; }
+  // Space on a button or a summary reached by the keyboard is its own (the
+  // browser's click); on one focused by a click (or a tap) it plays, as
+  // everywhere else: it does not click that button again.
+  const control = e.target.closest("button, summary, a, [role=button]");
+  if (e.key === " " && !e.ctrlKey && !e.metaKey && (!control || control === pointerFocus)) { e.preventDefault(); if (control) control.blur(); playPause(); return; }
   // The Before/After pair is a radio group: the arrows move its choice
   // (wrapping), as in every radio group, not the waveform's selection.
   const radio = e.target.closest("[role=radio]");
@@ -1432,7 +1479,7 @@ function humanBytes(n) {
 // ---- wiring --------------------------------------------------------------
 
 $("key").value = localStorage.getItem("autocut.key") || "";
-$("key").oninput = () => { saveKey(); if ($("key-msg").classList.contains("bad")) keyState(null, ""); };
+$("key").oninput = () => { saveKey(); if ($("key-msg").classList.contains("bad")) keyState(null, ""); keyFixed(); };
 $("key-form").onsubmit = (e) => { e.preventDefault(); checkKey(); };
 $("url").oninput = () => { if ($("url").value.trim() && picked) pick(null); updateStart(); };
 $("url-form").onsubmit = (e) => { e.preventDefault(); if (!$("start").disabled) start(); };
