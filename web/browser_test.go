@@ -818,7 +818,7 @@ func TestBrowserPageDefects(t *testing.T) {
 	}
 	var fstart, head float64
 	s.eval(`state.job.transcript.fillers[0].start`, &fstart)
-	s.run(chromedp.Click("#filler-list li button", chromedp.ByQuery))
+	s.run(chromedp.Click(`#filler-list li button[aria-label^="Listen"]`, chromedp.ByQuery))
 	s.eval(`Number(document.getElementById("wave").dataset.playhead)`, &head)
 	if math.Abs(head-math.Max(0, fstart-1)) > 0.3 {
 		t.Errorf("Listen to the filler at %.2f s: playhead at %.2f s", fstart, head)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -737,5 +738,108 @@ func TestBrowserSmallDefects(t *testing.T) {
 		t.Errorf("touch targets under 44 px on a phone: %q", small)
 	}
 	s.run(chromedp.EmulateViewport(1200, 900))
+	s.noErrors()
+}
+
+// speechWithUm makes speech (flite) with an "um" between two sentences.
+func (s *site) speechWithUm() string {
+	s.t.Helper()
+	var parts []string
+	for i, text := range []string{"So I think we should go to the market today.", "um", "The quarterly numbers came in higher than anyone expected."} {
+		f := filepath.Join(s.media, fmt.Sprintf("part%d.wav", i))
+		if b, err := exec.Command("flite", "-voice", "rms", "-t", text, "-o", f).CombinedOutput(); err != nil {
+			s.t.Fatalf("flite: %v %s", err, b)
+		}
+		parts = append(parts, f)
+	}
+	speech := filepath.Join(s.media, "speech.wav")
+	if b, err := exec.Command("sox", append(parts, speech, "pad", "0.3", "0.3")...).CombinedOutput(); err != nil {
+		s.t.Fatalf("sox: %v %s", err, b)
+	}
+	return speech
+}
+
+// TestBrowserFillerReview: each filler is listed with the words around
+// it, how sure the recogniser was and whether it is cut, and a button
+// keeps it (the cut list no longer covers it) or cuts it again; a filler
+// found but not in the cuts (export.cutFillers off) is shown as a
+// suggestion, and its Cut button cuts it. (The list offered only Listen.)
+func TestBrowserFillerReview(t *testing.T) {
+	s := newSite(t)
+	speech := s.speechWithUm()
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	tok := s.token()
+	s.startJob(speech, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.Click("#transcribe", chromedp.ByID))
+	s.waitEditor(tok, 2*time.Minute)
+	type item struct {
+		Text, Ctx, Conf, State, Button string
+		Mark                           bool
+	}
+	items := func() []item {
+		var it []item
+		s.eval(`[...document.querySelectorAll("#filler-list li")].map(li => ({text: li.textContent, ctx: li.querySelector(".ctx") ? li.querySelector(".ctx").textContent : "",
+			conf: li.querySelector(".conf") ? li.querySelector(".conf").textContent : "", state: li.dataset.state || "",
+			button: li.querySelector("button[data-act=filler]") ? li.querySelector("button[data-act=filler]").textContent : "", mark: !!li.querySelector(".ctx mark")}))`, &it)
+		return it
+	}
+	covered := func(i int) bool {
+		var c bool
+		s.eval(fmt.Sprintf(`(() => { const f = state.job.transcript.fillers[%d]; return cuts().some(c => c.start <= f.start + 0.02 && c.end >= f.end - 0.02); })()`, i), &c)
+		return c
+	}
+	it := items()
+	t.Logf("fillers: %+v", it)
+	if len(it) == 0 {
+		t.Fatalf("no filler listed")
+	}
+	conf := regexp.MustCompile(`(\d+% sure|confidence unknown) · (cut|kept by you|suggested, not cut)$`)
+	for i, f := range it {
+		if !f.Mark || len(strings.Fields(f.Ctx)) < 2 || !conf.MatchString(f.Conf) || f.Button == "" {
+			t.Errorf("filler %d shown without its context, confidence, state or button: %+v", i, f)
+		}
+	}
+	if it[0].State != "cut" || !covered(0) {
+		t.Fatalf("filler 0 is %q (covered by a cut: %v), want cut", it[0].State, covered(0))
+	}
+	s.eval(`document.querySelector("#filler-list li button[data-act=filler]").click(), true`, nil)
+	if it := items(); it[0].State != "kept" || covered(0) || it[0].Button != "Cut" {
+		t.Errorf("Keep on filler 0: %+v, covered by a cut %v", it[0], covered(0))
+	}
+	s.eval(`document.querySelector("#filler-list li button[data-act=filler]").click(), true`, nil)
+	if it := items(); it[0].State != "cut" || !covered(0) {
+		t.Errorf("Cut again on filler 0: %+v, covered by a cut %v", it[0], covered(0))
+	}
+
+	// Fillers found but not cut: suggestions.
+	j := s.job()
+	body := `{"export": {"cutFillers": false}, "action": "export"}`
+	req, _ := http.NewRequest("PATCH", s.url+"/api/v1/jobs/"+j.ID, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 202 {
+		t.Fatalf("PATCH cutFillers false: %v %v", resp, err)
+	}
+	tok = s.token()
+	s.eval(`(unfollow(), openHash(), true)`, nil)
+	s.waitEditor(tok, time.Minute)
+	it = items()
+	t.Logf("fillers not cut: %+v", it)
+	k := -1
+	for i, f := range it {
+		if f.State == "suggested" {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		t.Fatalf("with cutFillers off no filler is a suggestion: %+v", it)
+	}
+	if !strings.HasSuffix(it[k].Conf, "suggested, not cut") || it[k].Button != "Cut" || covered(k) {
+		t.Errorf("suggested filler %d: %+v", k, it[k])
+	}
+	s.eval(fmt.Sprintf(`document.querySelectorAll("#filler-list li")[%d].querySelector("button[data-act=filler]").click(), true`, k), nil)
+	if it := items(); it[k].State != "cut" || !covered(k) {
+		t.Errorf("Cut on suggested filler %d: %+v, covered %v", k, it[k], covered(k))
+	}
 	s.noErrors()
 }

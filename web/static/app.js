@@ -510,7 +510,6 @@ async function openEditor(job, tok) {
   const back = restoreEdit(job);
   $("editor").hidden = false;
   levels(env);
-  fillers(job);
   buildPlayer(job);
   $("wave-scroll").scrollLeft = 0;
   layout();
@@ -611,6 +610,7 @@ function changed() {
   else say("apply-msg", "");
   listenNote();
   selBar();
+  fillers();
   downloads(state.job);
   saveEdit();
   draw();
@@ -784,21 +784,56 @@ function levels(env) {
   $("levels").textContent = `Background noise is ${bg} (${noise.toFixed(0)} dB); speech is at ${sp} (${speech.toFixed(0)} dB), ${gap.toFixed(0)} dB above it: ${easy}.`;
 }
 
-function fillers(job) {
-  const t = job.transcript;
+// fillers lists the filler words found, each to be judged before it is
+// cut: the words around it, how sure the recogniser was, whether it is
+// cut, kept by you, or only suggested (found, not in the cuts), and a
+// button that cuts or keeps it; Listen plays from a second before.
+const UNSURE = 0.6; // a filler found with less confidence is marked unsure
+
+function fillers() {
+  const t = state.job && state.job.transcript;
   const ul = $("filler-list");
   ul.textContent = "";
   if (!t || !t.fillers) { $("fillers").hidden = true; return; }
   $("fillers").hidden = false;
+  const lang = t.language ? `Language: ${t.language}${t.engine ? ` (heard by ${t.engine})` : ""}. ` : "";
+  say("fillers-note", t.status && t.status !== "done" ? `${lang}Transcription ${t.status}…` : `${lang}${t.fillers.length} found.`);
   if (t.fillers.length === 0) { const li = document.createElement("li"); li.textContent = "None found."; ul.append(li); return; }
+  const words = (t.words || []).slice().sort((a, b) => a.start - b.start);
   for (const f of t.fillers) {
     const li = document.createElement("li");
     li.append(`“${f.word}” at ${clock(f.start)}`);
+    // the words around it
+    const before = words.filter((w) => w.end <= f.start + 0.01).slice(-4).map((w) => w.word);
+    const after = words.filter((w) => w.start >= f.end - 0.01).slice(0, 4).map((w) => w.word);
+    const ctx = document.createElement("span");
+    ctx.className = "ctx";
+    const mark = document.createElement("mark");
+    mark.textContent = f.word;
+    ctx.append(`${before.length ? "…" + before.join(" ") + " " : ""}`, mark, `${after.length ? " " + after.join(" ") + "…" : ""}`);
+    const i = state.regions.findIndex((r) => r.start <= f.start + 0.02 && r.end >= f.end - 0.02);
+    const r = state.regions[i];
+    const st = !r ? "suggested" : r.on ? "cut" : "kept";
+    const conf = document.createElement("span");
+    conf.className = "conf";
+    const sure = f.confidence > 0 ? `${Math.round(f.confidence * 100)}% sure` : "confidence unknown";
+    conf.textContent = `${f.confidence > 0 && f.confidence < UNSURE ? "unsure, " : ""}${sure} · ${st === "cut" ? "cut" : st === "kept" ? "kept by you" : "suggested, not cut"}`;
+    li.dataset.state = st;
+    if (f.confidence > 0 && f.confidence < UNSURE) li.classList.add("unsure");
+    const tg = document.createElement("button");
+    tg.type = "button"; tg.className = "secondary"; tg.dataset.act = "filler";
+    tg.textContent = st === "cut" ? "Keep" : "Cut";
+    tg.setAttribute("aria-label", `${tg.textContent} “${f.word}” at ${clock(f.start)}`);
+    tg.onclick = () => {
+      if (st === "suggested") cutRange(f.start, f.end);
+      else if (st === "kept" || r.reason === "filler") toggle(i);
+      else keepRange(f.start, f.end);
+    };
     const b = document.createElement("button");
     b.type = "button"; b.className = "secondary"; b.textContent = "Listen";
     b.setAttribute("aria-label", `Listen to ${f.word} at ${clock(f.start)}`);
     b.onclick = () => seek(Math.max(0, f.start - 1), true);
-    li.append(b); ul.append(li);
+    li.append(" ", ctx, " ", conf, tg, b); ul.append(li);
   }
 }
 
