@@ -843,3 +843,65 @@ func TestBrowserFillerReview(t *testing.T) {
 	}
 	s.noErrors()
 }
+
+// TestBrowserTransport: the speed menu sets the player's rate (and keeps
+// it when After loads the rendered file); Next cut selects the next cut
+// and plays from a second before it; Loop around it plays the cut's
+// surroundings again and again; in After the clock gives the rendered
+// file's time beside the original's (the native player and the page's
+// clock disagreed: 0:05 against 0:07.0).
+func TestBrowserTransport(t *testing.T) {
+	s := newSite(t)
+	s.openTalk("talk.wav", 2)
+	r := s.regions()
+	s.eval(`(() => { const r = document.getElementById("rate"); r.value = "2"; r.dispatchEvent(new Event("change")); return true; })()`, nil)
+	var rate float64
+	s.eval(`state.media.playbackRate`, &rate)
+	if rate != 2 {
+		t.Errorf("speed 2×: player rate %v", rate)
+	}
+
+	// Next cut from the start: cut 0, played from a second before.
+	s.eval(`seek(0), true`, nil)
+	s.run(chromedp.Click("#next-cut", chromedp.ByID))
+	var st struct {
+		Sel    int
+		Paused bool
+		Head   float64
+	}
+	s.eval(`({sel: state.sel, paused: state.media.paused, head: Number(document.getElementById("wave").dataset.playhead)})`, &st)
+	if st.Sel != 0 || math.Abs(st.Head-math.Max(0, r[0].Start-1)) > 0.3 {
+		t.Errorf("Next cut: selected %d, playhead %.2f s (want cut 0, at %.2f s)", st.Sel, st.Head, math.Max(0, r[0].Start-1))
+	}
+	s.run(chromedp.Click("#next-cut", chromedp.ByID))
+	s.eval(`({sel: state.sel, paused: state.media.paused, head: Number(document.getElementById("wave").dataset.playhead)})`, &st)
+	if st.Sel != 1 || math.Abs(st.Head-(r[1].Start-1)) > 0.3 {
+		t.Errorf("Next cut again: selected %d, playhead %.2f s (want cut 1 at %.2f s)", st.Sel, st.Head, r[1].Start-1)
+	}
+
+	// Loop around cut 1: once past its end + 1.5 s, back to its start - 1.5 s.
+	s.selAct("loop")
+	s.eval(`(window.loopBack = false, window.loopMax = 0, (function watch() { const t = now(); window.loopMax = Math.max(window.loopMax, t);
+		if (window.loopMax > state.loop.end - 0.3 && t < state.loop.start + 0.5) window.loopBack = true; else requestAnimationFrame(watch); })(), true)`, nil)
+	if !s.waitOK(`window.loopBack === true`, 20*time.Second) {
+		var max float64
+		s.eval(`window.loopMax`, &max)
+		t.Errorf("the loop around cut 1 (%.2f–%.2f s) did not start again (played to %.2f s)", r[1].Start-1.5, r[1].End+1.5, max)
+	}
+	s.selAct("loop") // stop it
+	s.run(chromedp.Click("#play", chromedp.ByID))
+	s.waitOK(`state.media.paused`, 5*time.Second)
+
+	// After with the rendered file: both clocks, the rate kept.
+	s.run(chromedp.Click("#listen-after", chromedp.ByID))
+	s.wait("the rendered file", `state.srcKind === "output" && state.media.readyState >= 1`, 20*time.Second)
+	var after struct {
+		Clock string
+		Rate  float64
+	}
+	s.eval(`(draw(), {clock: document.getElementById("clock").textContent, rate: state.media.playbackRate})`, &after)
+	if !strings.Contains(after.Clock, "in the result") || after.Rate != 2 {
+		t.Errorf("After: clock %q, rate %v", after.Clock, after.Rate)
+	}
+	s.noErrors()
+}

@@ -342,7 +342,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.spp = 0; state.fit = true; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null; state.opening = false; state.applyQueued = false;
+  state.spp = 0; state.fit = true; state.loop = null; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null; state.opening = false; state.applyQueued = false;
   clearTimeout(state.stageTimer); state.stages = []; state.upload = null;
   $("stages").textContent = ""; say("job-time", "");
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
@@ -843,6 +843,8 @@ function buildPlayer(job) {
   const video = job.input.type === "video";
   const m = document.createElement(video ? "video" : "audio");
   m.controls = true; m.preload = "metadata"; m.playsInline = true; m.id = "player";
+  m.defaultPlaybackRate = m.playbackRate = Number($("rate").value) || 1;
+  m.onloadedmetadata = () => { m.playbackRate = Number($("rate").value) || 1; };
   m.onplay = () => { $("play").textContent = "Pause"; tick(); };
   m.onpause = () => { $("play").textContent = "Play"; draw(); };
   m.ontimeupdate = () => { if (m.paused) draw(); };
@@ -956,6 +958,8 @@ function tick() {
     const t = m.currentTime;
     for (const c of cuts()) if (t >= c.start && t < c.end - 0.01) { m.currentTime = c.end; break; }
   }
+  // a loop around the selected cut starts again at its end
+  if (state.loop && now() >= state.loop.end) seek(state.loop.start);
   if (!state.drag) reveal(now()); // the view follows the playhead
   draw();
   requestAnimationFrame(tick);
@@ -1104,7 +1108,8 @@ function draw(at) {
   x.beginPath(); x.moveTo(px, 0); x.lineTo(px, g.h); x.stroke();
   x.fillStyle = k.playhead; x.beginPath(); x.moveTo(px - 5, H); x.lineTo(px + 5, H); x.lineTo(px, H + 6); x.fill();
   c.dataset.playhead = t.toFixed(3);
-  $("clock").textContent = `${clock(t)} / ${clock(state.dur)}`;
+  // The native player counts the rendered file's time in After: both said.
+  $("clock").textContent = state.srcKind === "output" && state.media ? `${clock(t)} / ${clock(state.dur)} (${clock(state.media.currentTime)} in the result)` : `${clock(t)} / ${clock(state.dur)}`;
   drawMini(t, t0, t1, k);
 }
 
@@ -1231,6 +1236,7 @@ function pointerUp(e) {
 
 // selBar says what is selected and offers what can be done with it.
 function selBar() {
+  if (state.loop && !(state.regions[state.sel] && state.loop.start === Math.max(0, state.regions[state.sel].start - 1.5))) state.loop = null;
   const bar = $("sel-bar");
   for (const b of bar.querySelectorAll("button")) b.remove();
   const add = (label, act, fn, aria) => {
@@ -1251,6 +1257,7 @@ function selBar() {
     $("sel-text").textContent = `${r.on ? "Cut" : "Kept by you"}: ${span(r.start, r.end)}, ${reasonWord(r.reason)}.`;
     add(r.on ? "Keep it" : "Cut it again", "toggle", () => toggle(state.sel), `${r.on ? "Keep" : "Cut"} ${clock(r.start)} to ${clock(r.end)}`);
     add("Play around it", "play", () => seek(Math.max(0, r.start - 1), true));
+    add(state.loop ? "Stop the loop" : "Loop around it", "loop", () => { state.loop = state.loop ? null : { start: Math.max(0, r.start - 1.5), end: Math.min(state.dur, r.end + 1.5) }; if (state.loop) seek(state.loop.start, true); selBar(); });
   } else {
     $("sel-text").textContent = "Nothing selected: click a cut, or drag across the waveform to select a stretch.";
   }
@@ -1329,6 +1336,7 @@ function keydown(e) {
   }
   if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && !slider && e.target.tagName !== "VIDEO" && e.target.tagName !== "AUDIO") {
     e.preventDefault();
+    if (e.shiftKey) { stepCut(e.key === "ArrowRight" ? 1 : -1); return; }
     const t = now(); // from the playhead (moving to a cut puts the playhead at its start)
     let i = -1;
     if (e.key === "ArrowRight") i = state.regions.findIndex((r) => r.start > t + 0.01);
@@ -1336,8 +1344,9 @@ function keydown(e) {
     if (i >= 0) {
       state.sel = i; state.range = null;
       const r = state.regions[i];
-      say("edit-msg", `${r.on ? "Cut" : "Kept"}: ${clock(r.start)} – ${clock(r.end)}, ${reasonWord(r.reason)} (Enter to ${r.on ? "keep" : "cut"} it).`);
+      say("edit-msg", `${r.on ? "Cut" : "Kept"}: ${span(r.start, r.end)}, ${reasonWord(r.reason)} (Enter to ${r.on ? "keep" : "cut"} it).`);
       seek(r.start);
+      selBar();
     }
     return;
   }
@@ -1532,6 +1541,22 @@ for (const p of PARAMS) $(p).oninput = () => { setSlider(p, $(p).value); if (sta
 $("apply").onclick = guard("apply-msg", apply);
 $("undo").onclick = undo;
 $("play").onclick = playPause;
+// Previous / next cut: selected, and played from a second before it.
+function stepCut(dir) {
+  const t = state.sel >= 0 && state.regions[state.sel] ? state.regions[state.sel].start : now();
+  let i = -1;
+  if (dir > 0) i = state.regions.findIndex((r) => r.start > t + 0.01);
+  else for (let j = state.regions.length - 1; j >= 0; j--) if (state.regions[j].start < t - 0.01) { i = j; break; }
+  if (i < 0) return;
+  state.sel = i; state.range = null;
+  const r = state.regions[i];
+  say("edit-msg", `${r.on ? "Cut" : "Kept"}: ${span(r.start, r.end)}, ${reasonWord(r.reason)}.`);
+  selBar();
+  seek(Math.max(0, r.start - 1), true);
+}
+$("prev-cut").onclick = () => stepCut(-1);
+$("next-cut").onclick = () => stepCut(1);
+$("rate").onchange = () => { if (state.media) { state.media.playbackRate = state.media.defaultPlaybackRate = Number($("rate").value); } };
 $("listen-before").onclick = () => setListen("before");
 $("listen-after").onclick = () => setListen("after");
 $("refresh").onclick = guard("list-msg", refreshList);
