@@ -692,7 +692,7 @@ function toggle(i) {
   snapshot();
   r.on = !r.on;
   state.sel = i; state.range = null;
-  say("edit-msg", `${r.on ? "Cut" : "Kept"} ${clock(r.start)} – ${clock(r.end)}.`);
+  say("edit-msg", `${r.on ? "Cut" : "Kept"} ${span(r.start, r.end)}.`);
   changed();
 }
 
@@ -1255,7 +1255,7 @@ function selBar() {
     add("Clear", "clear", () => { state.range = null; selBar(); draw(); });
   } else if (r && !state.previewBad) {
     $("sel-text").textContent = `${r.on ? "Cut" : "Kept by you"}: ${span(r.start, r.end)}, ${reasonWord(r.reason)}.`;
-    add(r.on ? "Keep it" : "Cut it again", "toggle", () => toggle(state.sel), `${r.on ? "Keep" : "Cut"} ${clock(r.start)} to ${clock(r.end)}`);
+    add(r.on ? "Keep it" : "Cut it again", "toggle", () => toggle(state.sel), `${r.on ? "Keep it" : "Cut it again"}: ${clock(r.start)} to ${clock(r.end)}`);
     add("Play around it", "play", () => seek(Math.max(0, r.start - 1), true));
     add(state.loop ? "Stop the loop" : "Loop around it", "loop", () => { state.loop = state.loop ? null : { start: Math.max(0, r.start - 1.5), end: Math.min(state.dur, r.end + 1.5) }; if (state.loop) seek(state.loop.start, true); selBar(); });
   } else {
