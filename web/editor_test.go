@@ -501,8 +501,11 @@ func TestBrowserReviewFirst(t *testing.T) {
 	s.startJob(long, chromedp.SetValue("#format", "mp3", chromedp.ByID))
 	s.wait("the job created", fmt.Sprintf(`state.token > %d && !!state.job && !!timing.uploadEnd`, tok), 2*time.Minute)
 	id := s.job().ID
-	analysed := make(chan time.Time, 1)
+	// The API polled every 20 ms: when the plan appears (the analysis's
+	// end) and when the first render ends (where the editor used to open).
+	analysed, rendered := make(chan time.Time, 1), make(chan time.Time, 1)
 	go func() {
+		seen := false
 		for s.ctx.Err() == nil {
 			var j apiJob
 			req, _ := http.NewRequestWithContext(s.ctx, "GET", s.url+"/api/v1/jobs/"+id, nil)
@@ -510,8 +513,12 @@ func TestBrowserReviewFirst(t *testing.T) {
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				json.NewDecoder(resp.Body).Decode(&j)
 				resp.Body.Close()
-				if j.Plan != nil {
+				if j.Plan != nil && !seen {
 					analysed <- time.Now()
+					seen = true
+				}
+				if j.Status == "done" {
+					rendered <- time.Now()
 					return
 				}
 			}
@@ -560,6 +567,7 @@ func TestBrowserReviewFirst(t *testing.T) {
 	// Once the first render ends the edit is sent: the job's plan is then
 	// the cuts shown, and it renders them (not waited for: the test ends).
 	s.wait("the edit sent", `state.applyQueued === false && !unapplied() && !!state.env && state.job.status !== "done"`, 4*time.Minute)
+	t.Logf("the first render ended %.2f s after the upload's end (the editor waited for it before)", (<-rendered).Sub(uploadEnd).Seconds())
 	j := s.job()
 	if d := cmp.Diff(shown, j.Plan.Cuts, cmpopts.EquateApprox(0, 2e-6)); d != "" {
 		t.Errorf("the edit applied during the render: other cuts planned (-shown +planned):\n%s", d)
@@ -903,5 +911,29 @@ func TestBrowserTransport(t *testing.T) {
 	if !strings.Contains(after.Clock, "in the result") || after.Rate != 2 {
 		t.Errorf("After: clock %q, rate %v", after.Clock, after.Rate)
 	}
+	s.noErrors()
+}
+
+// TestBrowserNudgeOnPhone: on a phone, where a touch drag scrolls, the
+// selected cut's edges move by the selection's buttons (a tap selects).
+func TestBrowserNudgeOnPhone(t *testing.T) {
+	s := newSite(t)
+	s.openTalk("talk.wav", 2)
+	s.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), emulation.SetTouchEmulationEnabled(true).WithMaxTouchPoints(1))
+	s.eval(`new Promise(r => setTimeout(() => { layout(); draw(); r(true); }, 300))`, nil)
+	r := s.regions()
+	x, y := s.canvasPoint((r[1].Start+r[1].End)/2, 0.5)
+	s.run(input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: x, Y: y}}), input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))
+	s.wait("the tap's selection", `state.sel === 1`, 5*time.Second)
+	for _, act := range []string{"nudge-start-", "nudge-end+", "nudge-end+"} {
+		var bx, by float64
+		s.eval(fmt.Sprintf(`(() => { const b = document.querySelector('#sel-bar button[data-act="%s"]'); b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, act), &[]*float64{&bx, &by})
+		s.run(input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: bx, Y: by}}), input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))
+	}
+	got := s.regions()[1]
+	if math.Abs(got.Start-(r[1].Start-0.05)) > 1e-6 || math.Abs(got.End-(r[1].End+0.1)) > 1e-6 || got.Reason != "manual" {
+		t.Errorf("cut 1 %+v after Start −0.05 and End +0.05 twice, want [%.3f, %.3f)", got, r[1].Start-0.05, r[1].End+0.1)
+	}
+	s.run(emulation.SetTouchEmulationEnabled(false), chromedp.EmulateViewport(1200, 900))
 	s.noErrors()
 }

@@ -1257,10 +1257,33 @@ function selBar() {
     $("sel-text").textContent = `${r.on ? "Cut" : "Kept by you"}: ${span(r.start, r.end)}, ${reasonWord(r.reason)}.`;
     add(r.on ? "Keep it" : "Cut it again", "toggle", () => toggle(state.sel), `${r.on ? "Keep it" : "Cut it again"}: ${clock(r.start)} to ${clock(r.end)}`);
     add("Play around it", "play", () => seek(Math.max(0, r.start - 1), true));
+    if (r.on) for (const [side, d] of [["start", -NUDGE], ["start", NUDGE], ["end", -NUDGE], ["end", NUDGE]]) {
+      add(`${side === "start" ? "Start" : "End"} ${d < 0 ? "−" : "+"}${NUDGE.toFixed(2)} s`, `nudge-${side}${d < 0 ? "-" : "+"}`, () => nudge(state.sel, side, d));
+    }
     add(state.loop ? "Stop the loop" : "Loop around it", "loop", () => { state.loop = state.loop ? null : { start: Math.max(0, r.start - 1.5), end: Math.min(state.dur, r.end + 1.5) }; if (state.loop) seek(state.loop.start, true); selBar(); });
   } else {
     $("sel-text").textContent = "Nothing selected: click a cut, or drag across the waveform to select a stretch.";
   }
+}
+
+// nudge moves an edge of cut i by d seconds (the buttons do on a phone
+// what a drag does with a mouse), within its neighbours.
+const NUDGE = 0.05;
+function nudge(i, side, d) {
+  const r = state.regions[i];
+  if (!r) return;
+  snapshot();
+  if (side === "start") {
+    const lo = state.regions.slice(0, i).reduce((m, x) => Math.max(m, x.end), 0);
+    r.start = Math.max(lo, Math.min(r.end - MIN_CUT, r.start + d));
+  } else {
+    const hi = state.regions.slice(i + 1).reduce((m, x) => Math.min(m, x.start), state.dur);
+    r.end = Math.min(hi, Math.max(r.start + MIN_CUT, r.end + d));
+  }
+  r.reason = "manual";
+  state.sel = i;
+  say("edit-msg", `Cut ${span(r.start, r.end)}.`);
+  changed();
 }
 
 // cutRange cuts [a, b): cuts it overlaps join it, parts you kept in it go.
