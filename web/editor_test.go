@@ -915,7 +915,8 @@ func TestBrowserTransport(t *testing.T) {
 }
 
 // TestBrowserNudgeOnPhone: on a phone, where a touch drag scrolls, the
-// selected cut's edges move by the selection's buttons (a tap selects).
+// selected cut's edges move by the selection's buttons (a tap selects),
+// and a two-finger pinch zooms.
 func TestBrowserNudgeOnPhone(t *testing.T) {
 	s := newSite(t)
 	s.openTalk("talk.wav", 2)
@@ -929,6 +930,22 @@ func TestBrowserNudgeOnPhone(t *testing.T) {
 		var bx, by float64
 		s.eval(fmt.Sprintf(`(() => { const b = document.querySelector('#sel-bar button[data-act="%s"]'); b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, act), &[]*float64{&bx, &by})
 		s.run(input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: bx, Y: by}}), input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))
+	}
+	// A two-finger pinch over the waveform zooms in.
+	var spp0, spp1 float64
+	s.eval(`state.spp`, &spp0)
+	x, y = s.canvasPoint(15, 0.5)
+	two := func(d float64) []*input.TouchPoint {
+		return []*input.TouchPoint{{X: x - d, Y: y, ID: 1}, {X: x + d, Y: y, ID: 2}}
+	}
+	pin := []chromedp.Action{input.DispatchTouchEvent(input.TouchStart, two(20))}
+	for i := 1; i <= 8; i++ {
+		pin = append(pin, input.DispatchTouchEvent(input.TouchMove, two(20+10*float64(i))))
+	}
+	s.run(append(pin, input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))...)
+	s.eval(`state.spp`, &spp1)
+	if spp1 > spp0/3 {
+		t.Errorf("a pinch from 40 to 200 px zoomed from %.4f to %.4f s per pixel, want a fifth", spp0, spp1)
 	}
 	got := s.regions()[1]
 	if math.Abs(got.Start-(r[1].Start-0.05)) > 1e-6 || math.Abs(got.End-(r[1].End+0.1)) > 1e-6 || got.Reason != "manual" {

@@ -1596,6 +1596,22 @@ $("wave-scroll").addEventListener("wheel", (e) => {
   const g = geom(), px = e.clientX - g.left;
   zoomBy(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), tOf(px, g), px);
 }, { passive: false });
+// A two-finger pinch on a touch screen zooms around its centre (the box's
+// touch-action lets the browser pan, not zoom the page there).
+let pinch = null;
+const pinchSpan = (ts) => Math.hypot(ts[0].clientX - ts[1].clientX, ts[0].clientY - ts[1].clientY);
+$("wave-scroll").addEventListener("touchstart", (e) => {
+  if (!state.env || e.touches.length !== 2) { pinch = null; return; }
+  state.drag = null; // two fingers: not a tap
+  const g = geom(), cx = (e.touches[0].clientX + e.touches[1].clientX) / 2 - g.left;
+  pinch = { d0: pinchSpan(e.touches), spp0: state.spp, t: tOf(cx, g), x: cx };
+}, { passive: true });
+$("wave-scroll").addEventListener("touchmove", (e) => {
+  if (!pinch || e.touches.length !== 2) return;
+  const d = pinchSpan(e.touches);
+  if (d > 0) zoomTo(pinch.spp0 * (pinch.d0 / d), pinch.t, pinch.x);
+}, { passive: true });
+$("wave-scroll").addEventListener("touchend", (e) => { if (e.touches.length < 2) pinch = null; });
 let scrollDraw = 0;
 $("wave-scroll").addEventListener("scroll", () => { cancelAnimationFrame(scrollDraw); scrollDraw = requestAnimationFrame(() => draw()); });
 $("zoom-in").onclick = () => zoomBy(2);
