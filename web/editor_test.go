@@ -617,7 +617,7 @@ func TestBrowserProgress(t *testing.T) {
 	default:
 		t.Errorf("steps %q, want the upload, the analysis and the render, each with its time", got.Steps)
 	}
-	if !regexp.MustCompile(`^\w+ \d+, \d\d:\d\d · 0:30 long · podcast · 0:\d\d saved \(\d+%\)$`).MatchString(got.Meta) || got.Badge != "open" || got.Current != "true" {
+	if !regexp.MustCompile(`^\w+ \d+, \d\d:\d\d · 0:30 long · podcast · \d+\.\d s saved \(\d+%\)$`).MatchString(got.Meta) || got.Badge != "open" || got.Current != "true" {
 		t.Errorf("the open job in the list: %q, badge %q, aria-current %q", got.Meta, got.Badge, got.Current)
 	}
 	s.noErrors()

@@ -1047,7 +1047,9 @@ function draw(at) {
     const col = r.reason === "filler" ? k.filler : r.reason === "manual" ? k.manual : k.cut;
     if (r.on) {
       x.globalAlpha = 0.28; x.fillStyle = col; x.fillRect(x0, 0, x1 - x0, H); x.globalAlpha = 1;
-      x.fillStyle = col; x.fillRect(x0, 0, 2, H); x.fillRect(x1 - 2, 0, 2, H);
+      // its edges (only where the cut is wide enough to show them apart)
+      x.fillStyle = col;
+      if (x1 - x0 >= 8) { x.fillRect(x0, 0, 2, H); x.fillRect(x1 - 2, 0, 2, H); } else x.fillRect(x0, 0, x1 - x0, LANE_PX / 2);
       if (x1 - x0 > 16) { x.fillRect(x0, H / 2 - 10, 5, 20); x.fillRect(x1 - 5, H / 2 - 10, 5, 20); } // the edges' grips
     } else {
       x.setLineDash([4, 3]); x.strokeStyle = k.kept; x.lineWidth = 1.5; x.strokeRect(x0 + 1, 1, x1 - x0 - 2, H - 2); x.setLineDash([]);
@@ -1470,7 +1472,7 @@ async function refreshList() {
     const parts = [isNaN(when) ? "" : when.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false })];
     if (j.input.duration) parts.push(clock(j.input.duration, 0) + " long");
     if (j.preset) parts.push(j.preset);
-    if (j.plan) parts.push(`${clock(j.plan.stats.savedSec, 0)} saved (${j.plan.stats.savedPct.toFixed(0)}%)`);
+    if (j.plan) parts.push(`${j.plan.stats.savedSec < 60 ? howLong(j.plan.stats.savedSec) : clock(j.plan.stats.savedSec, 0)} saved (${j.plan.stats.savedPct.toFixed(0)}%)`);
     meta.textContent = parts.filter(Boolean).join(" · ");
     open.onclick = guard("list-msg", async () => {
       const tok = state.token; // a job started or opened meanwhile wins
