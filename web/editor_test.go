@@ -954,3 +954,33 @@ func TestBrowserNudgeOnPhone(t *testing.T) {
 	s.run(emulation.SetTouchEmulationEnabled(false), chromedp.EmulateViewport(1200, 900))
 	s.noErrors()
 }
+
+// TestBrowserRenderOnDemand: with "Render at once" unticked the job ends
+// with its plan and no file; the editor is there, and the download button
+// says it renders first, then saves a file as long as the page shows.
+func TestBrowserRenderOnDemand(t *testing.T) {
+	s := newSite(t)
+	talk := s.gen("talk.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=2:amplitude=0.4:d=30", "-af", talkFilter)
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	tok := s.token()
+	s.startJob(talk, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.Click("#autoexport", chromedp.ByID))
+	s.waitEditor(tok, 90*time.Second)
+	j := s.job()
+	if j.Output != nil {
+		t.Fatalf("unticked Render at once: the job has a file %+v", j.Output)
+	}
+	var shown struct {
+		Label string
+		Final float64
+	}
+	s.eval(`({label: document.querySelector("#downloads button[data-kind=output]").textContent, final: Number(document.getElementById("wave").dataset.final)})`, &shown)
+	if !strings.HasPrefix(shown.Label, "Render and download") {
+		t.Errorf("download button without a file: %q", shown.Label)
+	}
+	s.eval(`document.querySelector("#downloads button[data-kind=output]").click()`, nil)
+	s.waitFile("talk-autocut.wav", 90*time.Second)
+	if got := probeDuration(t, filepath.Join(s.download, "talk-autocut.wav")); math.Abs(got-shown.Final) > 0.005 {
+		t.Errorf("rendered on demand: %.3f s, the page showed %.3f s", got, shown.Final)
+	}
+	s.noErrors()
+}

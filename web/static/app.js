@@ -257,6 +257,7 @@ function options() {
   const o = { preset: $("preset").value, export: { format: $("format").value, denoise: $("denoise").checked, rumble: $("rumble").checked } };
   if ($("normalize").value) o.export.normalize = $("normalize").value;
   if ($("transcribe").checked) o.transcribe = true;
+  if (!$("autoexport").checked) o.autoExport = false;
   return o;
 }
 
