@@ -984,3 +984,51 @@ func TestBrowserRenderOnDemand(t *testing.T) {
 	}
 	s.noErrors()
 }
+
+// TestBrowserKeyboardStays: a keyboard user who keeps a cut with the
+// selection's button stays on that button (now "Cut it again"), and on a
+// cut list button after using it; the page's polls while the job renders,
+// and its end, do not take the focus away.
+func TestBrowserKeyboardStays(t *testing.T) {
+	s := newSite(t)
+	s.openTalk("talk.wav", 2)
+	s.run(chromedp.Focus("#wave", chromedp.ByID), chromedp.KeyEvent(kb.ArrowRight))
+	s.eval(`(document.querySelector("#sel-bar button[data-act=toggle]").focus(), true)`, nil)
+	s.run(chromedp.KeyEvent(kb.Enter))
+	var f struct {
+		Act, Text, Box string
+		On             bool
+	}
+	read := func() {
+		s.eval(`(() => { const a = document.activeElement; return {act: a.dataset.act || "", text: a.textContent, box: a.parentElement.id || a.parentElement.tagName,
+			on: state.regions[state.sel] ? state.regions[state.sel].on : null}; })()`, &f)
+	}
+	read()
+	if f.Act != "toggle" || f.Text != "Cut it again" || f.On {
+		t.Errorf("Enter on Keep it: focus on %+v", f)
+	}
+	s.run(chromedp.KeyEvent(kb.Enter))
+	read()
+	if f.Act != "toggle" || f.Text != "Keep it" || !f.On {
+		t.Errorf("Enter on Cut it again: focus on %+v", f)
+	}
+	// The cut list: Keep, then the focus is on that item's new Cut button.
+	s.eval(`(document.getElementById("cuts-box").open = true, document.querySelector("#cut-list li:nth-child(2) button").focus(), true)`, nil)
+	s.run(chromedp.KeyEvent(kb.Enter))
+	var item string
+	s.eval(`document.activeElement.closest("li") ? [...document.querySelectorAll("#cut-list li")].indexOf(document.activeElement.closest("li")) + ":" + document.activeElement.textContent : document.activeElement.tagName`, &item)
+	if item != "1:Cut" {
+		t.Errorf("Enter on the second cut's Keep: focus on %q, want 1:Cut", item)
+	}
+	// Apply: while it renders the polls leave the focus where it is.
+	s.eval(`(document.getElementById("apply").click(), true)`, nil)
+	s.wait("the editor while rendering", `!!state.env && state.job.status === "rendering"`, 30*time.Second)
+	s.run(chromedp.Focus("#wave", chromedp.ByID), chromedp.KeyEvent(kb.ArrowRight))
+	s.eval(`(document.querySelector("#sel-bar button[data-act=toggle]").focus(), true)`, nil)
+	var after string
+	s.eval(`new Promise(r => setTimeout(() => r(document.activeElement.dataset.act || document.activeElement.tagName), 2500))`, &after)
+	if after != "toggle" {
+		t.Errorf("while the job rendered and once done, the focus moved from the selection's Keep it to %q", after)
+	}
+	s.noErrors()
+}

@@ -343,7 +343,7 @@ function unfollow() {
   state.token++;
   clearTimeout(state.timer);
   state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
-  state.spp = 0; state.fit = true; state.loop = null; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null; state.opening = false; state.applyQueued = false;
+  state.spp = 0; state.fit = true; state.loop = null; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null; state.opening = false; state.applyQueued = false; state.jobSig = "";
   clearTimeout(state.stageTimer); state.stages = []; state.upload = null;
   $("stages").textContent = ""; say("job-time", "");
   if (state.media) { state.media.pause(); state.media.removeAttribute("src"); state.media.load(); }
@@ -525,6 +525,11 @@ async function openEditor(job, tok) {
 // render asked while another ran starts when it ends, a download waiting
 // for its render starts.
 function jobMoved(job) {
+  // Redrawn only when the job's state, file or plan moved: a poll that
+  // finds nothing new leaves the buttons (and the keyboard focus) alone.
+  const sig = `${job.status}|${job.output ? job.output.name + job.output.duration : ""}|${job.plan ? planSig(job.plan) : ""}`;
+  if (sig === state.jobSig) return;
+  state.jobSig = sig;
   if (job.plan) state.planCuts = job.plan.cuts.map((c) => ({ start: c.start, end: c.end }));
   state.rendered = job.output && job.plan ? job.plan.cuts.map((c) => ({ start: c.start, end: c.end })) : null;
   changed();
@@ -597,7 +602,7 @@ function changed() {
   stats([["Original", clock(dur)], ["Final", state.previewBad ? "—" : clock(dur - cut)],
     ["Saved", state.previewBad ? "—" : `${clock(cut)} (${dur > 0 ? ((100 * cut) / dur).toFixed(1) : "0.0"}%)`], ["Cuts", state.previewBad ? "—" : String(c.length)]]);
   $("cuts-box").hidden = state.previewBad;
-  cutList();
+  keepFocus("#cut-list", cutList);
   $("undo").disabled = state.undo.length === 0;
   const nothing = dur - cut < 0.05;
   const busy = state.job.status !== "done" && state.job.status !== "failed";
@@ -610,11 +615,25 @@ function changed() {
   else if (!state.previewBad) say("apply-msg", busy ? "Apply renders the file with these cuts (after the current render)." : "Apply renders the file with these cuts.");
   else say("apply-msg", "");
   listenNote();
-  selBar();
-  fillers();
-  downloads(state.job);
+  keepFocus("#sel-bar", selBar);
+  keepFocus("#filler-list", fillers);
+  keepFocus("#downloads", () => downloads(state.job));
   saveEdit();
   draw();
+}
+
+// keepFocus runs fn, which rebuilds the buttons of the box sel; a button
+// of it that had the keyboard focus hands it to its new self (the same
+// action, or the one at its place), so that a keyboard user stays there.
+function keepFocus(sel, fn) {
+  const a = document.activeElement, box = document.querySelector(sel);
+  const had = a && box && box.contains(a) && a.tagName === "BUTTON";
+  const key = had ? { act: a.dataset.act, kind: a.dataset.kind, i: [...box.querySelectorAll("button")].indexOf(a) } : null;
+  fn();
+  if (!key || box.contains(document.activeElement)) return;
+  const all = [...box.querySelectorAll("button")];
+  const b = (key.kind && all.find((x) => x.dataset.kind === key.kind)) || (key.act && key.act !== "filler" && all.find((x) => x.dataset.act === key.act)) || all[Math.min(key.i, all.length - 1)];
+  if (b && !b.disabled) b.focus();
 }
 
 // ---- edits kept in the browser until applied -----------------------------
