@@ -230,14 +230,14 @@ func (s *site) token() int {
 	return n
 }
 
-// canvasPoint is the viewport position of time t on the waveform, at a
-// fraction of the waveform area's height.
+// canvasPoint is the viewport position of time t on the waveform (at the
+// page's zoom and scroll), at a fraction of the waveform area's height.
 func (s *site) canvasPoint(t, yFrac float64) (float64, float64) {
 	s.t.Helper()
-	var r struct{ X, Y, W, H, Dur float64 }
-	s.eval(`(() => { const c = document.getElementById("wave"); c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect();
-		return {x: r.left, y: r.top, w: r.width, h: r.height - 24, dur: state.dur}; })()`, &r)
-	return r.X + t/r.Dur*r.W, r.Y + yFrac*r.H
+	var r struct{ X, Y, H float64 }
+	s.eval(fmt.Sprintf(`(() => { const c = document.getElementById("wave"); c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect();
+		return {x: clientX(%f), y: r.top, h: r.height - 24}; })()`, t), &r)
+	return r.X, r.Y + yFrac*r.H
 }
 
 func (s *site) mouse(typ input.MouseType, x, y float64, buttons int64) chromedp.Action {
@@ -346,10 +346,11 @@ func TestBrowserEditor(t *testing.T) {
 		t.Errorf("warnings shown: %q, want the one about opposite polarity", warned)
 	}
 
-	// Toggle one cut off with a click in its middle.
+	// Keep one cut: a click in its middle selects it, its button keeps it.
 	off := 1
 	x, y := s.canvasPoint((regions[off].Start+regions[off].End)/2, 0.5)
 	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
 	s.wait("the cut kept", fmt.Sprintf(`state.regions[%d].on === false`, off), 5*time.Second)
 
 	// Drag the end of another cut 0.3 s to the left.
@@ -739,6 +740,7 @@ func TestBrowserPageDefects(t *testing.T) {
 	s.eval(`state.regions`, &regions)
 	x, y := s.canvasPoint((regions[0].Start+regions[0].End)/2, 0.5)
 	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
 	tok = s.token()
 	s.run(chromedp.Click("#apply", chromedp.ByID))
 	s.waitEditor(tok, 2*time.Minute)
@@ -816,7 +818,7 @@ func TestBrowserPageDefects(t *testing.T) {
 	}
 	var fstart, head float64
 	s.eval(`state.job.transcript.fillers[0].start`, &fstart)
-	s.run(chromedp.Click("#filler-list li button", chromedp.ByQuery))
+	s.run(chromedp.Click(`#filler-list li button[aria-label^="Listen"]`, chromedp.ByQuery))
 	s.eval(`Number(document.getElementById("wave").dataset.playhead)`, &head)
 	if math.Abs(head-math.Max(0, fstart-1)) > 0.3 {
 		t.Errorf("Listen to the filler at %.2f s: playhead at %.2f s", fstart, head)

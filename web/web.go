@@ -1,10 +1,17 @@
 // Package web is autocut's browser page: pick a file and options, follow
-// the job, then edit the cut list on the waveform (keep or cut each part,
-// drag a cut's edges, undo, other detection settings previewed at once),
-// listen before and after from the same spot, apply, and download the
-// result and the timelines. Plain HTML, CSS and JavaScript embedded in the
-// binary (no build step); a service worker (static/sw.js) lets the media
-// players stream the job's files with the API key.
+// the job (each step with its time, the upload's rate), then review and
+// edit the cut list on a zoomable waveform as soon as the analysis ends,
+// while the file renders: a click moves the playhead and selects, cutting
+// or keeping is an explicit act (the selection's buttons, Enter, a
+// drag-select), cut edges are dragged, one undo history covers the cuts
+// and the detection settings (previewed at once), and fillers are judged
+// one by one with the words around them. Listen before and after from the
+// same spot, apply, and download the result and the timelines, never a
+// stale one: with edits not applied a download applies them first. The
+// open job is in the address (#/jobs/ID) and edits not applied are kept in
+// the browser until applied. Plain HTML, CSS and JavaScript embedded in
+// the binary (no build step); a service worker (static/sw.js) lets the
+// media players stream the job's files with the API key.
 package web
 
 import (
