@@ -256,6 +256,7 @@ function updateStart() { $("start").disabled = !picked && !$("url").value.trim()
 function options() {
   const o = { preset: $("preset").value, export: { format: $("format").value, denoise: $("denoise").checked, rumble: $("rumble").checked } };
   if ($("normalize").value) o.export.normalize = $("normalize").value;
+  if ($("crosstalk").value === "cut") o.params = { crosstalk: "cut" };
   if ($("transcribe").checked) o.transcribe = true;
   if (!$("autoexport").checked) o.autoExport = false;
   return o;
