@@ -164,6 +164,18 @@ func (m *Manager) unavailable(err *error) {
 	}
 }
 
+// storeFault is the error of a request while the database is one the
+// store can tell is broken without asking it (store.Store.Check: a SQLite
+// file deleted, replaced or read-only under the server): not_ready, as an
+// outage is, before anything is read or written (a write would be lost
+// with the unlinked file, or fail).
+func (m *Manager) storeFault() error {
+	if err := m.db.st.Check(); err != nil {
+		return withClientMessage(fmt.Errorf("%w: database: %w", apiv1.ErrNotReady, err), unavailableMessage)
+	}
+	return nil
+}
+
 // outage returns why the database or the media storage does not answer
 // right now (Ready's check, within readyProbe), or nil when both do.
 func (m *Manager) outage() error {

@@ -205,6 +205,16 @@ func (m *Manager) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	// The database's identity is written, and the media records it, from
+	// the start: should the database be lost later, the orphan sweep
+	// sees that the media is not the new database's.
+	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if why, err := m.sweepRefusal(ictx); err != nil {
+		m.log.Warn("database identity not checked", "err", err)
+	} else if why != "" {
+		m.log.Error("the orphan sweep will delete nothing", "why", why)
+	}
+	cancel()
 	if m.cfg.Role.works() {
 		// River cancels running work when its Start context ends; the end
 		// of ctx (SIGTERM) must leave that to Stop, which lets it finish.

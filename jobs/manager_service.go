@@ -124,6 +124,9 @@ func (m *Manager) transcriberReady(ctx context.Context) error {
 // Create streams media into storage and queues the job's analysis.
 func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (_ *apiv1.Job, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	o := req.Options
 	if pr, err := plan.LookupPreset(o.Preset); err == nil {
 		o.Preset = pr.Name // the canonical name ("Podcast" is podcast); none given is the default's
@@ -243,6 +246,9 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 // Get returns one of the owner's jobs.
 func (m *Manager) Get(ctx context.Context, owner, id string) (_ *apiv1.Job, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	var r *record
 	if m.db.getJob != nil && owner != "" {
 		r, err = scanRecord(m.db.getJob.QueryRow(ctx, id, owner))
@@ -263,6 +269,9 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (_ *apiv1.Job, err 
 // List returns the owner's jobs newest first, at most limit (<= 50), after cursor.
 func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) (_ []*apiv1.Job, _ string, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, "", err
+	}
 	if limit <= 0 || limit > apiv1.MaxListLimit {
 		limit = apiv1.MaxListLimit
 	}
@@ -310,6 +319,9 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 // analysis; action "export" re-renders, "transcribe" transcribes first.
 func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (_ *apiv1.Job, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	switch p.Action {
 	case "", apiv1.ActionExport, apiv1.ActionTranscribe:
 	default:
@@ -448,6 +460,9 @@ func errFinishedWithout(id string, status apiv1.Status, what string) error {
 // Delete cancels running work and removes the job's files and record.
 func (m *Manager) Delete(ctx context.Context, owner, id string) (err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return err
+	}
 	var rec *record
 	err = m.q.InTx(ctx, func(ex execer, _ enqueueFunc) error {
 		r, err := getRecord(ctx, ex, owner, id)
@@ -491,6 +506,9 @@ func (m *Manager) deleteBlobs(ctx context.Context, keys ...string) {
 // OpenOutput opens the rendered file.
 func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (_ *Download, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -524,6 +542,9 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (_ *Download
 // OpenOriginal opens the uploaded original, for playing it beside the cut.
 func (m *Manager) OpenOriginal(ctx context.Context, owner, id string) (_ *Download, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -576,6 +597,9 @@ func originalType(rec *record) string {
 // TimelineSource returns the plan and input info for timeline exports.
 func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (_ *TimelineSource, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -593,6 +617,9 @@ func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (_ *Time
 // rendering, and says which of the analysis's warnings hold for that plan.
 func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.ParamsInput) (_ *apiv1.Preview, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -624,6 +651,9 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 // levels.
 func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (_ *Envelope, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err

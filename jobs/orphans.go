@@ -124,12 +124,20 @@ func orphan(key string, k objectKey, rec *record) bool {
 	return false
 }
 
-// sweepOrphans removes the objects no record accounts for (orphan) that
-// are older than OrphanGrace, the incomplete multipart uploads of object
+// sweepOrphans removes, when the records are the media's (sweepRefusal),
+// the objects no record accounts for (orphan) that are older than OrphanGrace, the incomplete multipart uploads of object
 // storage likewise, and on a media directory the empty directories older
 // than the grace (outputs/<id>/<gen>/ of deleted or re-rendered jobs). It
 // returns how many objects it removed.
 func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) {
+	why, err := m.sweepRefusal(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("orphans: %w", err)
+	}
+	if why != "" {
+		m.log.Error("orphan sweep deletes nothing: it cannot prove any file orphaned", "why", why)
+		return 0, nil
+	}
 	before := now.Add(-m.cfg.OrphanGrace)
 	recs := map[string]*record{}
 	lookup := func(id string) (*record, error) {

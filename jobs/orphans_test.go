@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/internal/syncbuf"
 	"github.com/autocut-dev/autocut/internal/testservers"
 )
 
@@ -282,7 +284,7 @@ func TestOrphanSweepS3(t *testing.T) {
 	if n != 3 {
 		t.Errorf("removed %d, want 3 (two objects, one multipart upload)", n)
 	}
-	want := []string{"analyses/" + j.ID + ".bin", "originals/" + j.ID, "originals/notes.txt"}
+	want := []string{"analyses/" + j.ID + ".bin", storeIDKey, "originals/" + j.ID, "originals/notes.txt"}
 	for _, k := range before {
 		if strings.HasPrefix(k, "outputs/"+j.ID+"/") {
 			want = append(want, k)
@@ -294,5 +296,116 @@ func TestOrphanSweepS3(t *testing.T) {
 	}
 	if uploads() != 0 {
 		t.Errorf("incomplete multipart uploads after the sweep: %d", uploads())
+	}
+}
+
+// TestOrphanSweepNeedsItsDatabase: a sweep over a database that is not the
+// one the media's files were written for (a lost SQLite file made again
+// empty, another server's database) deletes nothing and logs why; over
+// the media's own database it removes orphans as before.
+func TestOrphanSweepNeedsItsDatabase(t *testing.T) {
+	media := t.TempDir()
+	storage := "file://" + media
+	ctx := context.Background()
+	open := func(dir string, logs *syncbuf.Buffer) *Manager {
+		return testManager(t, dir, &gateEngine{}, func(c *Config) {
+			c.Storage, c.OrphanGrace, c.OrphanInterval = storage, time.Minute, time.Hour
+			if logs != nil {
+				c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			}
+		})
+	}
+	first := t.TempDir()
+	a := open(first, nil)
+	j, err := a.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, a, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	if err := a.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kept := files(t, media)
+	if !slices.Contains(kept, storeIDKey) {
+		t.Fatalf("the media does not record its database's identity: %v", kept)
+	}
+	later := time.Now().Add(2 * time.Hour) // every file is past the grace
+
+	for _, tc := range []struct {
+		name   string
+		prep   func(t *testing.T)
+		newJob bool // the new database holds a job of its own
+		says   string
+	}{
+		{"an empty new database", func(*testing.T) {}, false, "belongs to the database"},
+		{"a new database with a job", func(*testing.T) {}, true, "belongs to the database"},
+		{"media without an identity, empty database", func(t *testing.T) {
+			for _, p := range []string{storeIDKey, storeIDKey + ".attrs"} {
+				if err := os.Remove(filepath.Join(media, p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, false, "holds no job while the media storage holds files"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.prep(t)
+			logs := &syncbuf.Buffer{}
+			b := open(t.TempDir(), logs)
+			own := ""
+			if tc.newJob {
+				j, err := b.Create(ctx, CreateRequest{Owner: "o", Name: "b.wav"}, fakeMedia(4))
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitJob(t, b, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+				if err := b.Delete(ctx, "o", j.ID); err != nil {
+					t.Fatal(err)
+				}
+				// A record that is not a, so that the database is not empty.
+				j, err = b.Create(ctx, CreateRequest{Owner: "o", Name: "c.wav"}, fakeMedia(4))
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitJob(t, b, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+				own = j.ID
+			}
+			before := files(t, media)
+			n, err := b.sweepOrphans(ctx, later)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("the sweep removed %d files", n)
+			}
+			if diff := cmp.Diff(before, files(t, media)); diff != "" {
+				t.Errorf("media after the sweep (-before +after):\n%s", diff)
+			}
+			if !strings.Contains(logs.String(), "orphan sweep deletes nothing") || !strings.Contains(logs.String(), tc.says) {
+				t.Errorf("the log does not say why nothing was deleted (%q):\n%s", tc.says, logs.String())
+			}
+			if own != "" {
+				if err := b.Delete(ctx, "o", own); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := b.Stop(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+
+	// The media's own database: its identity is the media's again (the
+	// case without one records it), and an orphan goes.
+	a = open(first, nil)
+	plant(t, media, "analyses/job_gonegonegonegone.bin", time.Now().Add(-time.Hour))
+	n, err := a.sweepOrphans(ctx, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("the media's own database: removed %d files, want 1 (the orphan)", n)
+	}
+	if _, err := a.OpenOutput(ctx, "o", j.ID); err != nil {
+		t.Errorf("the job's download after the sweeps: %v", err)
 	}
 }

@@ -30,8 +30,10 @@ func LeaseColumns() []LeaseColumn {
 }
 
 // CommonSchema returns what follows each driver's CREATE TABLE: the
-// indexes, and autocut_task, which records when each cluster-wide periodic
-// task last ran, with its one row seeded.
+// indexes; autocut_task, which records when each cluster-wide periodic
+// task last ran, with its one row seeded; and autocut_meta, facts about the
+// database itself (the job layer writes the database's identity there, the
+// row store_id, the first time it opens it).
 func CommonSchema() []string {
 	return []string{
 		`CREATE INDEX IF NOT EXISTS autocut_job_owner_created ON autocut_job (owner, created_at DESC, id DESC)`,
@@ -40,5 +42,6 @@ func CommonSchema() []string {
 		`CREATE INDEX IF NOT EXISTS autocut_job_output_at ON autocut_job (output_at)`,
 		`CREATE TABLE IF NOT EXISTS autocut_task (name TEXT PRIMARY KEY, last_run BIGINT NOT NULL DEFAULT 0)`,
 		`INSERT INTO autocut_task (name, last_run) VALUES ('rescue', 0) ON CONFLICT (name) DO NOTHING`,
+		`CREATE TABLE IF NOT EXISTS autocut_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	}
 }

@@ -159,6 +159,9 @@ func (db *DB) NewQueue(cfg *river.Config) (store.Queue, error) {
 // Ping checks the pool.
 func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
 
+// Check sees nothing: a PostgreSQL database is checked by Ping.
+func (db *DB) Check() error { return nil }
+
 // Close closes the pool.
 func (db *DB) Close() error { db.pool.Close(); return nil }
 
