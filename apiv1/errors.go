@@ -35,6 +35,7 @@ const (
 	CodeURLRefused               ErrorCode = "url_refused"
 	CodeURLUnreachable           ErrorCode = "url_unreachable"
 	CodeTooManyEvents            ErrorCode = "too_many_events"
+	CodeTooManyCuts              ErrorCode = "too_many_cuts"
 	CodeTranscriptionUnavailable ErrorCode = "transcription_unavailable"
 	CodeTranscriptionFailed      ErrorCode = "transcription_failed"
 	CodeRenderFailed             ErrorCode = "render_failed"
@@ -93,6 +94,9 @@ var codeTable = [...]struct {
 	{CodeURLUnreachable, http.StatusUnprocessableEntity, InResponse},
 	// A single CMX 3600 list holds 999 events.
 	{CodeTooManyEvents, http.StatusUnprocessableEntity, InResponse},
+	// An explicit cut list over its bound (apiv1.MaxCuts, and one cut per
+	// MinCutSpacing seconds of input).
+	{CodeTooManyCuts, http.StatusUnprocessableEntity, InResponse},
 	{CodeTranscriptionUnavailable, http.StatusNotImplemented, InResponse | InJob},
 	{CodeTranscriptionFailed, http.StatusInternalServerError, InJob},
 	{CodeRenderFailed, http.StatusInternalServerError, InJob},
@@ -179,6 +183,7 @@ var (
 	ErrNotReady            = NewError(CodeNotReady, "not ready")
 	ErrRequestTimeout      = NewError(CodeRequestTimeout, "request timeout")
 	ErrRateLimited         = NewError(CodeRateLimited, "too many requests")
+	ErrTooManyCuts         = NewError(CodeTooManyCuts, "too many cuts")
 )
 
 // Errors that the library packages detect on the server (dsp, plan,

@@ -33,7 +33,7 @@ var errEmptyBody = fmt.Errorf("%w: empty body: send the file as the body, or JSO
 const maxJSONBody = 64 << 10
 
 // maxPatchBody limits a PATCH body, which may carry an explicit cut list
-// (jobs.MaxCuts cuts of about 40 bytes).
+// (jobs.MaxCuts cuts of about 40 bytes, with room for whitespace).
 const maxPatchBody = 4 << 20
 
 func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -145,7 +145,23 @@ func sanitizeName(name string) string {
 	return name
 }
 
+// viewSlot waits for one of the key's job view slots (viewSlots); false
+// when the client left meanwhile (answered).
+func (s *server) viewSlot(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	release, err := s.views.acquire(r.Context(), identity(r).Owner)
+	if err != nil {
+		writeError(w, err)
+		return nil, false
+	}
+	return release, true
+}
+
 func (s *server) get(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	release, ok := s.viewSlot(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	j, err := s.cfg.Service.Get(r.Context(), identity(r).Owner, ps.ByName("id"))
 	if err != nil {
 		writeError(w, err)
@@ -165,6 +181,11 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		}
 		limit = n
 	}
+	release, ok := s.viewSlot(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	js, next, err := s.cfg.Service.List(r.Context(), identity(r).Owner, limit, q.Get("cursor"))
 	if err != nil {
 		writeError(w, err)
@@ -181,6 +202,11 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 }
 
 func (s *server) patch(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	release, ok := s.viewSlot(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	var p apiv1.Patch
 	if err := decodeBody(r, maxPatchBody, &p); err != nil {
 		writeError(w, err)

@@ -180,6 +180,7 @@ func TestErrorStatuses(t *testing.T) {
 		{"400 url scheme", nil, "POST", "/api/v1/jobs", proKey, `{"url":"ftp://example.com/a.wav"}`, map[string]string{"Content-Type": "application/json"}, 400, "url_refused"},
 		{"422 url unreachable", nil, "POST", "/api/v1/jobs", proKey, `{"url":"` + closed.URL + `/a.wav"}`, map[string]string{"Content-Type": "application/json"}, 422, "url_unreachable"},
 		{"404 original expired", map[string]error{"Update": fmt.Errorf("%w: upload it again", apiv1.ErrOriginalExpired)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 404, "original_expired"},
+		{"422 too many cuts", nil, "PATCH", "/api/v1/jobs/" + id, proKey, cutList(20_001), nil, 422, "too_many_cuts"},
 		{"422 too many EDL events", nil, "GET", "/api/v1/jobs/" + id + "/timelines/edl", proKey, "", nil, 422, "too_many_events"},
 		{"503 not ready", nil, "GET", "/readyz", "", "", nil, 503, "not_ready"},
 		// (the real stall and cap: TestUploadIdleTimeout, TestUploadsPerKeyCap)

@@ -72,6 +72,10 @@ type Config struct {
 	// MaxUploadsPerKey caps the uploads (both forms) one key runs at once
 	// on this server; 0: DefaultMaxUploadsPerKey, negative: no cap.
 	MaxUploadsPerKey int
+	// MaxViewsPerKey caps the requests carrying whole jobs (GET of a job,
+	// the list, PATCH) one key has served at once; more wait. 0:
+	// DefaultMaxViewsPerKey, negative: no cap.
+	MaxViewsPerKey int
 	// Timelines writes timeline files; nil means WriteTimeline.
 	Timelines TimelineWriter
 	Logger    *slog.Logger // default slog.Default()
@@ -98,6 +102,7 @@ type server struct {
 	log      *slog.Logger
 	fetch    *fetcher
 	uploads  *uploadSlots
+	views    *viewSlots
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inflight prometheus.Gauge
@@ -163,6 +168,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	}
 	s.fetch = newFetcher(cfg)
 	s.uploads = newUploadSlots(cfg.MaxUploadsPerKey)
+	s.views = newViewSlots(cfg.MaxViewsPerKey)
 
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false

@@ -266,7 +266,9 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (_ *apiv1.Job, err 
 	return r.job(), nil
 }
 
-// List returns the owner's jobs newest first, at most limit (<= 50), after cursor.
+// List returns the owner's jobs newest first, at most limit (<= 50), after
+// cursor. Their plans leave out the cut and keep lists (CutsOmitted): a
+// page costs what 50 small records cost, whatever cut lists they hold.
 func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) (_ []*apiv1.Job, _ string, err error) {
 	defer m.unavailable(&err)
 	if err := m.storeFault(); err != nil {
@@ -275,7 +277,7 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 	if limit <= 0 || limit > apiv1.MaxListLimit {
 		limit = apiv1.MaxListLimit
 	}
-	q := `SELECT ` + recordCols + ` FROM autocut_job WHERE owner = ?`
+	q := `SELECT ` + listCols + ` FROM autocut_job WHERE owner = ?`
 	args := []any{owner}
 	if cursor != "" {
 		t, id, err := decodeCursor(cursor)
@@ -310,7 +312,13 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 	}
 	jobs := make([]*apiv1.Job, len(recs))
 	for i, r := range recs {
+		if r.Plan != nil { // the list shows plans without their lists (a summary's are nil)
+			r.Plan.Cuts, r.Plan.Keep = nil, nil
+		}
 		jobs[i] = r.job()
+		if jobs[i].Plan != nil {
+			jobs[i].Plan.CutsOmitted = true
+		}
 	}
 	return jobs, next, nil
 }

@@ -269,7 +269,7 @@ func (r *run) do(ctx context.Context) error {
 	}
 
 	p, err := m.makePlan(a, rec)
-	if errors.Is(err, plan.ErrNothingToKeep) || errors.Is(err, plan.ErrInvalidParams) {
+	if errors.Is(err, plan.ErrNothingToKeep) || errors.Is(err, plan.ErrInvalidParams) || errors.Is(err, apiv1.ErrTooManyCuts) {
 		return fail(err)
 	}
 	if err != nil {

@@ -10,22 +10,25 @@ package store
 // and writes them; every driver's CREATE TABLE has them all.
 const JobColumns = `id, owner, status, progress, gen, version, river_id, created_at, updated_at, original_at, output_at, doc`
 
-// leaseColumns are the columns of a run's lease (added after the first
-// release; a driver whose table predates them adds them).
-var leaseColumns = [...]LeaseColumn{
+// addedColumns are the columns added after the first release (a driver
+// whose table predates them adds them): a run's lease, and summary, the
+// document without the parts that grow with the input (the plan's cut and
+// keep lists, an explicit cut list), which the job list reads instead of
+// doc (” in rows written before it: the list reads doc then).
+var addedColumns = [...]AddedColumn{
 	{"lease_owner", "TEXT NOT NULL DEFAULT ''", "TEXT NOT NULL DEFAULT ''"},
 	{"lease_until", "INTEGER NOT NULL DEFAULT 0", "BIGINT NOT NULL DEFAULT 0"},
+	{"summary", "TEXT NOT NULL DEFAULT ''", "TEXT NOT NULL DEFAULT ''"},
 }
 
-// LeaseColumn is a column of a run's lease with its type in each database.
-type LeaseColumn struct{ Name, SQLiteType, PostgresType string }
+// AddedColumn is a column added after the first release, with its type in
+// each database.
+type AddedColumn struct{ Name, SQLiteType, PostgresType string }
 
-// LeaseColumns returns the lease columns.
-func LeaseColumns() []LeaseColumn {
-	out := make([]LeaseColumn, len(leaseColumns))
-	for i, c := range leaseColumns {
-		out[i] = c
-	}
+// AddedColumns returns the columns added after the first release.
+func AddedColumns() []AddedColumn {
+	out := make([]AddedColumn, len(addedColumns))
+	copy(out, addedColumns[:])
 	return out
 }
 

@@ -95,7 +95,7 @@ const jobTable = `CREATE TABLE IF NOT EXISTS autocut_job (
 	original_at INTEGER NOT NULL DEFAULT 0,
 	output_at   INTEGER NOT NULL DEFAULT 0,
 	doc         TEXT NOT NULL
-)` // the lease columns are added by migrate
+)` // the columns added after the first release are added by migrate
 
 // migrate brings River's schema and the job layer's tables up to date.
 func migrate(ctx context.Context, db *sql.DB) error {
@@ -110,7 +110,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("app schema: %w", err)
 	}
 	// Columns added after the first release, before the indexes and the rest.
-	for _, col := range store.LeaseColumns() {
+	for _, col := range store.AddedColumns() {
 		var n int
 		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('autocut_job') WHERE name = ?`, col.Name).Scan(&n); err != nil {
 			return fmt.Errorf("app schema: %w", err)
