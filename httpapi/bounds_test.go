@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -157,4 +158,65 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestClientClosed: GETs whose clients close the connection while the
+// server works on them are logged at INFO with status 499 and counted as
+// code="client_closed", not as 500 errors.
+func TestClientClosed(t *testing.T) {
+	e := newTestEnv(t, nil)
+	id := e.upload(t, proKey, "a.wav", "RIFFdata").ID
+	e.fake.mu.Lock()
+	e.fake.errs = map[string]error{"Get": errWaitForClient}
+	e.fake.mu.Unlock()
+	const aborted = 10
+	for range aborted {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/v1/jobs/"+id, nil)
+		req.Header.Set("Authorization", "Bearer "+proKey)
+		done := make(chan error, 1)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			done <- err
+		}()
+		<-e.fake.waiting // the server works on it
+		cancel()
+		if err := <-done; err == nil {
+			t.Fatal("a cancelled request got an answer")
+		}
+	}
+	e.fake.mu.Lock()
+	e.fake.errs = nil
+	e.fake.mu.Unlock()
+	// The request log follows the end of each handler.
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(e.logs.String(), `"status":499`) < aborted && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	logs := e.logs.String()
+	if n := strings.Count(logs, `"status":499`); n != aborted {
+		t.Errorf("%d requests logged with status 499, want %d", n, aborted)
+	}
+	if strings.Contains(logs, `"level":"ERROR"`) {
+		t.Errorf("a client's leaving was logged as an error:\n%s", logs)
+	}
+	_, b := e.call(t, "GET", "/metrics", "", nil, nil)
+	want := fmt.Sprintf(`autocut_http_requests_total{code="client_closed",method="GET",route="/api/v1/jobs/:id"} %d`, aborted)
+	if !strings.Contains(string(b), want) || strings.Contains(string(b), `code="500"`) {
+		t.Errorf("metrics do not count the aborted GETs as client_closed (%s):\n%s", want, grepLines(string(b), "autocut_http_requests_total"))
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
