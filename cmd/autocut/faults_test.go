@@ -217,3 +217,21 @@ func TestServeDatabaseReadOnly(t *testing.T) {
 		t.Errorf("GET job once the database is writable again: %+v", a)
 	}
 }
+
+// TestServePageNotFramed: the page, which holds the API key, and its
+// assets tell browsers that no site may frame them.
+func TestServePageNotFramed(t *testing.T) {
+	s := startServer(t, buildBinary(t), t.TempDir(), []string{"AUTOCUT_API_KEYS=k1:pro"})
+	for _, p := range []string{"/", "/static/app.js"} {
+		resp, err := http.Get(s.url + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		csp := resp.Header.Get("Content-Security-Policy")
+		if resp.StatusCode != 200 || !strings.Contains(csp, "frame-ancestors 'none'") || resp.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("GET %s: %d, Content-Security-Policy %q, X-Frame-Options %q; want frame-ancestors 'none' and DENY",
+				p, resp.StatusCode, csp, resp.Header.Get("X-Frame-Options"))
+		}
+	}
+}
