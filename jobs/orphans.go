@@ -201,9 +201,40 @@ func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) 
 		errs = append(errs, err)
 	}
 	if m.mediaDir != "" {
+		removed += m.removeStrayAttrs(before)
 		m.removeEmptyDirs(before)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// attrsSuffix ends the name of fileblob's sidecar of a file's attributes.
+const attrsSuffix = ".attrs"
+
+// removeStrayAttrs removes the attribute sidecars (<file>.attrs) under the
+// media directory's outputs/, originals/ and analyses/ whose file is gone
+// and that are older than before: fileblob deletes the file first, so a
+// process killed during a delete leaves its sidecar, which List hides.
+func (m *Manager) removeStrayAttrs(before time.Time) int {
+	n := 0
+	for _, top := range []string{"outputs", "originals", "analyses"} {
+		_ = filepath.WalkDir(filepath.Join(m.mediaDir, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, attrsSuffix) {
+				return nil
+			}
+			if _, err := os.Lstat(strings.TrimSuffix(p, attrsSuffix)); !errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if st, err := d.Info(); err != nil || !st.ModTime().Before(before) {
+				return nil
+			}
+			if err := os.Remove(p); err == nil {
+				m.log.Info("orphan removed", "file", p, "why", "the attributes of a deleted file")
+				n++
+			}
+			return nil
+		})
+	}
+	return n
 }
 
 // abortUploads aborts the incomplete multipart uploads (object storage)

@@ -409,3 +409,52 @@ func TestOrphanSweepNeedsItsDatabase(t *testing.T) {
 		t.Errorf("the job's download after the sweeps: %v", err)
 	}
 }
+
+// TestOrphanSweepStrayAttrs: the attribute sidecar of a file deleted by a
+// process killed before it removed the sidecar (kill -9 during DELETE) is
+// removed by the sweep once past the grace; a live file's sidecar stays.
+func TestOrphanSweepStrayAttrs(t *testing.T) {
+	dir := t.TempDir()
+	m := testManager(t, dir, &gateEngine{}, func(c *Config) { c.OrphanGrace, c.OrphanInterval = time.Minute, time.Hour })
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	media := filepath.Join(dir, "media")
+	old := time.Now().Add(-2 * time.Minute)
+	const gone = "job_gonegonegonegone"
+	stray := []string{"originals/" + gone + ".attrs", "outputs/" + gone + "/1/a-autocut.mp3.attrs"}
+	for _, k := range append(stray, "originals/"+gone+".18a3f0c2b1d.tmp.attrs") {
+		plant(t, media, k, old)
+	}
+	young := filepath.Join(media, "analyses", gone+".bin.attrs")
+	if err := os.WriteFile(young, []byte("{}"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(media, "originals", j.ID+".attrs")
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("the live original has no sidecar: %v", err)
+	}
+	if err := os.Chtimes(live, old, old); err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.sweepOrphans(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("removed %d, want 3 (the old stray sidecars)", n)
+	}
+	for _, k := range append(stray, "originals/"+gone+".18a3f0c2b1d.tmp.attrs") {
+		if _, err := os.Stat(filepath.Join(media, k)); !os.IsNotExist(err) {
+			t.Errorf("%s: still there (%v)", k, err)
+		}
+	}
+	for _, p := range []string{young, live} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
+	}
+}
