@@ -266,7 +266,48 @@ func serveDownload(w http.ResponseWriter, r *http.Request, id string, d *jobs.Do
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
 	h.Set("ETag", fmt.Sprintf(`"%s-%x-%x"`, id, d.ModTime.UnixNano(), d.Size))
 	h.Set("Cache-Control", "private, no-cache")
+	if v, ok := r.Header["Range"]; ok {
+		rng, satisfiable := cleanRange(strings.Join(v, ","))
+		if !satisfiable {
+			h.Del("Content-Disposition")
+			h.Set("Content-Range", fmt.Sprintf("bytes */%d", d.Size))
+			writeError(w, fmt.Errorf("%w: the Range header asks for no byte of the file (a suffix of 0 bytes)", apiv1.ErrRangeNotSatisfiable))
+			return
+		}
+		if rng == "" {
+			r.Header.Del("Range")
+		} else {
+			r.Header.Set("Range", rng)
+		}
+	}
 	http.ServeContent(&contentErrorWriter{ResponseWriter: w}, r, d.Name, d.ModTime, d)
+}
+
+// cleanRange prepares a Range header for http.ServeContent as RFC 9110
+// 14.2 reads it: a range unit other than bytes is ignored ("", the whole
+// file is sent: ServeContent would answer 416), the unit matches without
+// regard to case, and a suffix of 0 bytes ("-0") is a range no byte
+// satisfies (ServeContent answers it 206 with an invalid Content-Range):
+// it is dropped, and a set of such ranges only is not satisfiable.
+func cleanRange(v string) (rng string, satisfiable bool) {
+	unit, set, ok := strings.Cut(v, "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+		return "", true
+	}
+	var keep []string
+	for _, spec := range strings.Split(set, ",") {
+		spec = strings.TrimSpace(spec)
+		if start, length, ok := strings.Cut(spec, "-"); ok && strings.TrimSpace(start) == "" {
+			if n, err := strconv.ParseInt(strings.TrimSpace(length), 10, 64); err == nil && n == 0 {
+				continue // a suffix of no byte
+			}
+		}
+		keep = append(keep, spec)
+	}
+	if len(keep) == 0 {
+		return "", false
+	}
+	return "bytes=" + strings.Join(keep, ","), true
 }
 
 // contentErrorWriter answers the errors http.ServeContent writes with
