@@ -92,6 +92,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return
 		}
 		req.Name, req.Options = sanitizeName(r.Header.Get("X-Filename")), o
+		req.Size = max(r.ContentLength, 0)
 		// A body of unknown length (chunked) may be empty too: it gets the
 		// answer of Content-Length: 0.
 		body := bufio.NewReaderSize(&limitedBody{r: newUploadBody(w, r, s.cfg.UploadIdleTimeout), left: s.cfg.MaxUploadBytes}, 16)

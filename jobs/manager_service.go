@@ -182,9 +182,17 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 		return nil, err
 	}
 
+	maxBytes, err := m.lengthLimit(container, head, req.Size, name)
+	if err != nil {
+		return nil, err // too long by its header: nothing stored
+	}
 	id := newID()
 	key := "originals/" + id
-	size, err := m.store(ctx, key, io.MultiReader(bytes.NewReader(head), media))
+	var body io.Reader = io.MultiReader(bytes.NewReader(head), media)
+	if maxBytes > 0 {
+		body = &durationLimitReader{r: body, left: maxBytes, max: maxBytes, limit: m.cfg.MaxDuration.Seconds()}
+	}
+	size, err := m.store(ctx, key, body)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -234,4 +237,99 @@ func TestServePageNotFramed(t *testing.T) {
 				p, resp.StatusCode, csp, resp.Header.Get("X-Frame-Options"))
 		}
 	}
+}
+
+// wav8kHeader is the header of an 8 kHz, 8-bit mono WAV (8000 bytes a
+// second) whose data chunk declares dataSize bytes.
+func wav8kHeader(dataSize uint32) []byte {
+	h := make([]byte, 44)
+	copy(h, "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], dataSize+36)
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], 1)    // PCM
+	binary.LittleEndian.PutUint16(h[22:], 1)    // mono
+	binary.LittleEndian.PutUint32(h[24:], 8000) // rate
+	binary.LittleEndian.PutUint32(h[28:], 8000) // bytes a second
+	binary.LittleEndian.PutUint16(h[32:], 1)    // block align
+	binary.LittleEndian.PutUint16(h[34:], 8)    // bits
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], dataSize)
+	return h
+}
+
+// TestServeTooLongFromHeader: a WAV whose header gives more than the 3
+// hours allowed, with a declared length that holds it, is refused 422
+// too_long once its first bytes are read, before the rest is sent; a WAV
+// of unknown length (chunked, data size 0xFFFFFFFF) is stored only up to
+// the bytes 3 hours take at its byte rate, then refused; nothing is kept.
+func TestServeTooLongFromHeader(t *testing.T) {
+	data := t.TempDir()
+	s := startServer(t, buildBinary(t), data, []string{"AUTOCUT_API_KEYS=k1:pro"})
+	const limitBytes = 3 * 3600 * 8000
+	post := func(body io.Reader, length int64) (answer, time.Duration) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.url+"/api/v1/jobs", body)
+		req.ContentLength = length
+		req.Header.Set("Authorization", "Bearer k1")
+		req.Header.Set("X-Filename", "long.wav")
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var e struct{ Code, ID string }
+		_ = json.Unmarshal(b, &e)
+		return answer{resp.StatusCode, "", e.Code, e.ID}, time.Since(start)
+	}
+
+	// 22,109 s declared (as in the report), and a length that holds it: only
+	// the first 64 KiB are ever sent.
+	const declared = 22_109 * 8000
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(wav8kHeader(declared))
+		pw.Write(make([]byte, 64<<10))
+		// The rest never comes: the answer must not wait for it.
+	}()
+	a, took := post(pr, 44+declared)
+	pw.Close()
+	if a.status != 422 || a.code != "too_long" {
+		t.Errorf("a WAV whose header gives 22,109 s: %+v after %v, want 422 too_long at once", a, took)
+	}
+
+	// Unknown length: stored up to the limit's bytes, then refused (the
+	// server may read up to 8 MiB more to give its answer to a client
+	// that keeps sending, and sockets buffer a few).
+	var sent atomic.Int64
+	body := io.MultiReader(bytes.NewReader(wav8kHeader(0xFFFFFFFF)), &countingZeros{left: limitBytes + 64<<20, n: &sent})
+	a, _ = post(body, -1)
+	if a.status != 422 || a.code != "too_long" {
+		t.Errorf("a chunked WAV over 3 hours: %+v, want 422 too_long", a)
+	}
+	if n := sent.Load(); n > limitBytes+24<<20 {
+		t.Errorf("the server read %d bytes of it, want about %d (3 hours at 8000 bytes a second)", n, limitBytes)
+	}
+	if got := mediaFiles(t, data); len(got) > 1 { // the store's identity only
+		t.Errorf("media after the refusals: %v", got)
+	}
+}
+
+// countingZeros yields left zero bytes, counting them in n.
+type countingZeros struct {
+	left int64
+	n    *atomic.Int64
+}
+
+func (z *countingZeros) Read(p []byte) (int, error) {
+	if z.left <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), z.left)
+	clear(p[:k])
+	z.left -= k
+	z.n.Add(k)
+	return int(k), nil
 }
