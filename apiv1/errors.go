@@ -42,6 +42,7 @@ const (
 	CodeNotReady                 ErrorCode = "not_ready"
 	CodeRequestTimeout           ErrorCode = "request_timeout"
 	CodeRateLimited              ErrorCode = "rate_limited"
+	CodeInsufficientStorage      ErrorCode = "insufficient_storage"
 	CodeInternal                 ErrorCode = "internal"
 )
 
@@ -105,6 +106,8 @@ var codeTable = [...]struct {
 	{CodeRequestTimeout, http.StatusRequestTimeout, InResponse},
 	// Too many uploads at once for one key; Retry-After says when to retry.
 	{CodeRateLimited, http.StatusTooManyRequests, InResponse},
+	// The server's disk is full (an upload cannot be stored).
+	{CodeInsufficientStorage, http.StatusInsufficientStorage, InResponse},
 	{CodeInternal, http.StatusInternalServerError, InResponse | InJob},
 }
 
@@ -184,6 +187,7 @@ var (
 	ErrRequestTimeout      = NewError(CodeRequestTimeout, "request timeout")
 	ErrRateLimited         = NewError(CodeRateLimited, "too many requests")
 	ErrTooManyCuts         = NewError(CodeTooManyCuts, "too many cuts")
+	ErrInsufficientStorage = NewError(CodeInsufficientStorage, "insufficient storage")
 )
 
 // Errors that the library packages detect on the server (dsp, plan,

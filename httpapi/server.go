@@ -462,7 +462,10 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if s.cfg.Ready != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		if err := s.cfg.Ready(ctx); err != nil {
+		if err := s.cfg.Ready(ctx); errors.Is(err, apiv1.ErrInsufficientStorage) {
+			writeError(w, err) // 507: the disk is full
+			return
+		} else if err != nil {
 			writeError(w, fmt.Errorf("%w: %v", apiv1.ErrNotReady, err))
 			return
 		}

@@ -1,11 +1,15 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/autocut-dev/autocut/apiv1"
 )
 
 // TestDownloadRanges: ranges as RFC 9110 14 reads them: a suffix of 0
@@ -71,5 +75,24 @@ func TestFailedURLJobLogsNoQuery(t *testing.T) {
 	}
 	if strings.Contains(logs, "topsecret42") {
 		t.Errorf("the log holds a URL's query:\n%s", logs)
+	}
+}
+
+// TestReadyzDiskFull: /readyz answers 507 insufficient_storage while the
+// server's disk is full (its Ready says so), 503 for other failures.
+func TestReadyzDiskFull(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		status int
+		code   apiv1.ErrorCode
+	}{
+		{fmt.Errorf("%w: the disk of /srv/data/scratch is full (1048576 bytes free)", apiv1.ErrInsufficientStorage), 507, apiv1.CodeInsufficientStorage},
+		{errors.New("database: connection refused"), 503, apiv1.CodeNotReady},
+	} {
+		e := newTestEnv(t, func(c *Config) { c.Ready = func(context.Context) error { return tc.err } })
+		resp, b := e.call(t, "GET", "/readyz", "", nil, nil)
+		if eb := decodeErr(t, b); resp.StatusCode != tc.status || eb.Code != tc.code || strings.Contains(eb.Error, "/srv") {
+			t.Errorf("Ready %v: /readyz %d %+v, want %d %s", tc.err, resp.StatusCode, eb, tc.status, tc.code)
+		}
 	}
 }

@@ -234,7 +234,7 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 		return 0, fmt.Errorf("store upload: %w", err)
 	}
 	limit := m.cfg.MaxInputBytes
-	n, err := io.Copy(w, io.LimitReader(r, limit+1))
+	n, err := io.Copy(m.writer(key, w), io.LimitReader(r, limit+1))
 	if err == nil && n > limit {
 		err = fmt.Errorf("%w: more than %d bytes", apiv1.ErrFileTooLarge, limit)
 	} else if err != nil {
