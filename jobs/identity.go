@@ -89,44 +89,52 @@ func (m *Manager) mediaHoldsJobs(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// sweepRefusal returns why the orphan sweep may not delete anything now
-// ("" when it may): the database file is not the one opened, the media
-// belongs to another database, or the database holds no job while the
-// media holds files. Media that records no identity yet (a new storage,
-// or one older than identities) is given the database's, unless that is
-// exactly the case of a lost database: no job in it, files in the media.
-func (m *Manager) sweepRefusal(ctx context.Context) (string, error) {
+// sweepRefusal returns why the orphan sweep may not delete what it cannot
+// prove orphaned now ("" when it may): the database file is not the one
+// opened, the media belongs to another database, or the database holds no
+// job while the media holds files of jobs. Media that records no identity
+// yet (a new storage, or one older than identities) is given the
+// database's, unless that is exactly the case of a lost database: no job
+// in it, files in the media. partialOnly is true when the database is the
+// media's own but holds no job while the media holds files: only
+// unfinished writes (a .tmp file, an incomplete multipart upload, which no
+// record ever accounts for) may go then, such as an upload killed on a
+// server's first start.
+func (m *Manager) sweepRefusal(ctx context.Context) (why string, partialOnly bool, err error) {
 	if err := m.db.st.Check(); err != nil {
-		return err.Error(), nil
+		return err.Error(), false, nil
 	}
 	dbID, err := m.storeID(ctx)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	mediaID, err := m.mediaStoreID(ctx)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	empty, err := m.storeEmpty(ctx)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	holds := false
 	if empty {
 		if holds, err = m.mediaHoldsJobs(ctx); err != nil {
-			return "", err
+			return "", false, err
 		}
 	}
+	const emptyWhy = "the database holds no job while the media storage holds files of jobs: the database may have been lost; restore it (the files are kept), or remove the files yourself"
 	switch {
 	case mediaID != "" && mediaID != dbID:
-		return fmt.Sprintf("the media storage belongs to the database %s, not to this one (%s): the database was lost or replaced, or the storage is another server's; restore that database, or point the server at its own storage", mediaID, dbID), nil
+		return fmt.Sprintf("the media storage belongs to the database %s, not to this one (%s): the database was lost or replaced, or the storage is another server's; restore that database, or point the server at its own storage", mediaID, dbID), false, nil
+	case mediaID == "" && empty && holds:
+		return emptyWhy, false, nil
 	case empty && holds:
-		return "the database holds no job while the media storage holds files of jobs: the database may have been lost; restore it (the files are kept), or remove the files yourself", nil
+		return emptyWhy, true, nil
 	case mediaID == "":
 		if err := m.bucket.WriteAll(ctx, storeIDKey, []byte(dbID+"\n"), nil); err != nil {
-			return "", fmt.Errorf("record the database identity in the media storage: %w", err)
+			return "", false, fmt.Errorf("record the database identity in the media storage: %w", err)
 		}
 		m.log.Info("media storage now records the database's identity", "store_id", dbID, "key", storeIDKey)
 	}
-	return "", nil
+	return "", false, nil
 }

@@ -219,10 +219,10 @@ func (m *Manager) Start(ctx context.Context) error {
 	// the start: should the database be lost later, the orphan sweep
 	// sees that the media is not the new database's.
 	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	if why, err := m.sweepRefusal(ictx); err != nil {
+	if why, partialOnly, err := m.sweepRefusal(ictx); err != nil {
 		m.log.Warn("database identity not checked", "err", err)
 	} else if why != "" {
-		m.log.Error("the orphan sweep will delete nothing", "why", why)
+		m.log.Error("the orphan sweep will delete no finished file", "why", why, "unfinished_writes_only", partialOnly)
 	}
 	cancel()
 	if m.cfg.Role.works() {

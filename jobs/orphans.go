@@ -130,11 +130,14 @@ func orphan(key string, k objectKey, rec *record) bool {
 // than the grace (outputs/<id>/<gen>/ of deleted or re-rendered jobs). It
 // returns how many objects it removed.
 func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) {
-	why, err := m.sweepRefusal(ctx)
+	why, partialOnly, err := m.sweepRefusal(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("orphans: %w", err)
 	}
-	if why != "" {
+	switch {
+	case why != "" && partialOnly:
+		m.log.Warn("orphan sweep removes unfinished writes only", "why", why)
+	case why != "":
 		m.log.Error("orphan sweep deletes nothing: it cannot prove any file orphaned", "why", why)
 		return 0, nil
 	}
@@ -171,8 +174,8 @@ func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) 
 				continue
 			}
 			k, ok := parseKey(obj.Key)
-			if !ok {
-				continue // not a key of ours: left alone
+			if !ok || (partialOnly && !k.tmp) {
+				continue // not a key of ours, or a finished file the records cannot vouch for: left alone
 			}
 			rec, err := lookup(k.id)
 			if err != nil {

@@ -458,3 +458,38 @@ func TestOrphanSweepStrayAttrs(t *testing.T) {
 		}
 	}
 }
+
+// TestOrphanSweepEmptyOwnDatabase: over the media's own database holding
+// no job (every job deleted, or the first upload of a new server killed),
+// the sweep removes unfinished writes only: a finished file that no record
+// accounts for is kept, since the records cannot vouch for it.
+func TestOrphanSweepEmptyOwnDatabase(t *testing.T) {
+	dir := t.TempDir()
+	logs := &syncbuf.Buffer{}
+	m := testManager(t, dir, &gateEngine{}, func(c *Config) {
+		c.OrphanGrace, c.OrphanInterval = time.Minute, time.Hour
+		c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	})
+	ctx := context.Background()
+	media := filepath.Join(dir, "media")
+	old := time.Now().Add(-2 * time.Minute)
+	const gone = "job_gonegonegonegone"
+	plant(t, media, "originals/"+gone+".18a3f0c2b1d.tmp", old) // a killed upload
+	plant(t, media, "originals/"+gone, old)                    // finished, no record
+	n, err := m.sweepOrphans(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("removed %d, want 1 (the unfinished upload)", n)
+	}
+	if _, err := os.Stat(filepath.Join(media, "originals", gone+".18a3f0c2b1d.tmp")); !os.IsNotExist(err) {
+		t.Errorf("the unfinished upload is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(media, "originals", gone)); err != nil {
+		t.Errorf("a finished original removed over an empty database: %v", err)
+	}
+	if !strings.Contains(logs.String(), "orphan sweep removes unfinished writes only") {
+		t.Errorf("the log does not say why:\n%s", logs.String())
+	}
+}
