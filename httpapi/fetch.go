@@ -240,7 +240,7 @@ func (f *fetcher) open(ctx context.Context, raw string) (body io.ReadCloser, nam
 	if name == "/" || name == "." {
 		name = ""
 	}
-	return &fetchBody{f: f, ctx: ctx, r: resp.Body, left: f.max, cancel: cancel, done: done, start: start}, name, nil
+	return &fetchBody{f: f, ctx: ctx, r: resp.Body, left: f.max, cancel: cancel, done: done, start: start, size: max(resp.ContentLength, 0)}, name, nil
 }
 
 // withoutQuery is a URL for the log: without its query and fragment,
@@ -346,7 +346,11 @@ type fetchBody struct {
 	cancel context.CancelCauseFunc
 	done   func()
 	start  time.Time
+	size   int64 // the length the origin declared, 0 when unknown
 }
+
+// Size returns the length the origin declared (0 when unknown).
+func (b *fetchBody) Size() int64 { return b.size }
 
 func (b *fetchBody) Read(p []byte) (int, error) {
 	if b.left < 0 {

@@ -70,6 +70,9 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		}
 		defer body.Close()
 		req.Name, req.Options, media = sanitizeName(name), b.Options, body
+		if sz, ok := body.(interface{ Size() int64 }); ok {
+			req.Size = sz.Size()
+		}
 	} else {
 		if r.ContentLength > s.cfg.MaxUploadBytes {
 			w.Header().Set("Connection", "close")

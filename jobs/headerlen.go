@@ -9,9 +9,9 @@ import (
 )
 
 // An upload whose header tells its length is judged against the duration
-// limit before it is stored: a WAV or an MP3 with a Xing/Info frame whose
-// header gives more than the limit, and whose declared size agrees, is
-// refused at once (422 too_long) instead of after storing gigabytes; a WAV
+// limit before it is stored: a WAV whose header gives more than the limit
+// and whose declared size agrees, an MP3 whose Xing/Info frame does, or an
+// MP4 (QuickTime) whose movie header comes first and does, is refused at once (422 too_long) instead of after storing gigabytes; a WAV
 // is stored only up to the bytes the limit allows (its byte rate times the
 // limit), so that a file of unknown length, or one whose header tells less
 // than it holds, stops at the limit too. A header that claims more than
@@ -105,8 +105,80 @@ func (m *Manager) lengthLimit(container string, head []byte, size int64, name st
 		if sec, ok := dsp.MP3GaplessDuration(head); ok && sec > limit {
 			return 0, tooLong(sec)
 		}
+	case "mp4", "mov":
+		// The movie header, when the index comes first (as the analysis
+		// reads it: it fails too_long on the same figure).
+		if sec, ok := mp4Duration(head); ok && sec > limit {
+			return 0, tooLong(sec)
+		}
 	}
 	return 0, nil
+}
+
+// mp4Duration reads the movie's duration from the mvhd box of a moov box
+// that starts in head (an MP4 or QuickTime file whose index precedes its
+// media); ok is false when head holds none.
+func mp4Duration(head []byte) (sec float64, ok bool) {
+	box := func(b []byte, off int) (typ string, start, end int, ok bool) {
+		if off+8 > len(b) {
+			return "", 0, 0, false
+		}
+		size := int64(binary.BigEndian.Uint32(b[off:]))
+		typ, start = string(b[off+4:off+8]), off+8
+		switch size {
+		case 1: // 64-bit size
+			if off+16 > len(b) {
+				return "", 0, 0, false
+			}
+			size, start = int64(binary.BigEndian.Uint64(b[off+8:])), off+16
+		case 0: // to the end of the file
+			size = int64(len(b) - off)
+		}
+		if size < int64(start-off) {
+			return "", 0, 0, false
+		}
+		return typ, start, off + int(min(size, int64(len(b)-off))), true
+	}
+	for off := 0; off < len(head); {
+		typ, start, end, ok := box(head, off)
+		if !ok {
+			return 0, false
+		}
+		if typ == "moov" {
+			for c := start; c < end; {
+				ct, cs, ce, ok := box(head, c)
+				if !ok {
+					return 0, false
+				}
+				if ct == "mvhd" {
+					b := head[cs:ce]
+					var scale, dur uint64
+					switch {
+					case len(b) >= 32 && b[0] == 1:
+						scale, dur = uint64(binary.BigEndian.Uint32(b[20:])), binary.BigEndian.Uint64(b[24:])
+					case len(b) >= 20 && b[0] == 0:
+						scale, dur = uint64(binary.BigEndian.Uint32(b[12:])), uint64(binary.BigEndian.Uint32(b[16:]))
+					default:
+						return 0, false
+					}
+					if scale == 0 || dur == 0 || dur == 0xFFFFFFFF || dur == 1<<64-1 {
+						return 0, false // unknown (fragmented, streamed)
+					}
+					return float64(dur) / float64(scale), true
+				}
+				if ce <= c {
+					return 0, false
+				}
+				c = ce
+			}
+			return 0, false
+		}
+		if typ == "mdat" || end <= off {
+			return 0, false // the media first: the index follows
+		}
+		off = end
+	}
+	return 0, false
 }
 
 // durationLimitReader ends an upload with dsp.ErrTooLong once it holds
