@@ -35,12 +35,14 @@ const (
 	CodeURLRefused               ErrorCode = "url_refused"
 	CodeURLUnreachable           ErrorCode = "url_unreachable"
 	CodeTooManyEvents            ErrorCode = "too_many_events"
+	CodeTooManyCuts              ErrorCode = "too_many_cuts"
 	CodeTranscriptionUnavailable ErrorCode = "transcription_unavailable"
 	CodeTranscriptionFailed      ErrorCode = "transcription_failed"
 	CodeRenderFailed             ErrorCode = "render_failed"
 	CodeNotReady                 ErrorCode = "not_ready"
 	CodeRequestTimeout           ErrorCode = "request_timeout"
 	CodeRateLimited              ErrorCode = "rate_limited"
+	CodeInsufficientStorage      ErrorCode = "insufficient_storage"
 	CodeInternal                 ErrorCode = "internal"
 )
 
@@ -93,6 +95,9 @@ var codeTable = [...]struct {
 	{CodeURLUnreachable, http.StatusUnprocessableEntity, InResponse},
 	// A single CMX 3600 list holds 999 events.
 	{CodeTooManyEvents, http.StatusUnprocessableEntity, InResponse},
+	// An explicit cut list over its bound (apiv1.MaxCuts, and one cut per
+	// MinCutSpacing seconds of input).
+	{CodeTooManyCuts, http.StatusUnprocessableEntity, InResponse},
 	{CodeTranscriptionUnavailable, http.StatusNotImplemented, InResponse | InJob},
 	{CodeTranscriptionFailed, http.StatusInternalServerError, InJob},
 	{CodeRenderFailed, http.StatusInternalServerError, InJob},
@@ -101,6 +106,8 @@ var codeTable = [...]struct {
 	{CodeRequestTimeout, http.StatusRequestTimeout, InResponse},
 	// Too many uploads at once for one key; Retry-After says when to retry.
 	{CodeRateLimited, http.StatusTooManyRequests, InResponse},
+	// The server's disk is full (an upload cannot be stored).
+	{CodeInsufficientStorage, http.StatusInsufficientStorage, InResponse},
 	{CodeInternal, http.StatusInternalServerError, InResponse | InJob},
 }
 
@@ -179,6 +186,8 @@ var (
 	ErrNotReady            = NewError(CodeNotReady, "not ready")
 	ErrRequestTimeout      = NewError(CodeRequestTimeout, "request timeout")
 	ErrRateLimited         = NewError(CodeRateLimited, "too many requests")
+	ErrTooManyCuts         = NewError(CodeTooManyCuts, "too many cuts")
+	ErrInsufficientStorage = NewError(CodeInsufficientStorage, "insufficient storage")
 )
 
 // Errors that the library packages detect on the server (dsp, plan,

@@ -174,12 +174,24 @@ type Plan struct {
 	ThresholdDb  float64 `json:"thresholdDb"` // the threshold used (automatic or given)
 	NoiseFloorDb float64 `json:"noiseFloorDb"`
 	Params       Params  `json:"params"` // the params the plan used, threshold filled in
+	// CutsOmitted is true in the job list: its plans leave cuts and keep
+	// out (a plan may hold tens of thousands); GET the job for them.
+	CutsOmitted bool `json:"cutsOmitted,omitempty"`
 }
 
 // MarshalJSON writes the plan with cuts and keep as arrays, [] when empty
-// (never null).
+// (never null), or without them when CutsOmitted.
 func (p Plan) MarshalJSON() ([]byte, error) {
 	type plain Plan // without the method
+	if p.CutsOmitted {
+		return json.Marshal(struct {
+			Stats        Stats   `json:"stats"`
+			ThresholdDb  float64 `json:"thresholdDb"`
+			NoiseFloorDb float64 `json:"noiseFloorDb"`
+			Params       Params  `json:"params"`
+			CutsOmitted  bool    `json:"cutsOmitted"`
+		}{p.Stats, p.ThresholdDb, p.NoiseFloorDb, p.Params, true})
+	}
 	if p.Cuts == nil {
 		p.Cuts = []Cut{}
 	}
@@ -291,6 +303,23 @@ type JobList struct {
 
 // MaxListLimit is the most jobs one page of the list holds.
 const MaxListLimit = 50
+
+// The bounds of an explicit cut list (PATCH cuts): at most MaxCuts cuts,
+// and at most one per MinCutSpacing seconds of input (at least one).
+const (
+	MaxCuts       = 20_000
+	MinCutSpacing = 0.2
+)
+
+// MaxCutsFor returns the most cuts a cut list of an input of dur seconds
+// may hold.
+func MaxCutsFor(dur float64) int {
+	n := MaxCuts
+	if dur >= 0 && dur/MinCutSpacing < float64(n) {
+		n = max(1, int(dur/MinCutSpacing))
+	}
+	return n
+}
 
 // Preview is the answer of GET /api/v1/jobs/{id}/preview: the plan other
 // settings would make, its fields as a job's plan has them, with one more,

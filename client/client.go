@@ -306,7 +306,8 @@ func (c *Client) Original(ctx context.Context, id string, w io.Writer) (string, 
 }
 
 // List returns a page of the key's jobs, newest first, and the cursor of the next page ("" at the end).
-// limit is at most apiv1.MaxListLimit; 0 or less asks for the server's default page.
+// limit is at most apiv1.MaxListLimit; 0 or less asks for the server's default page. The jobs'
+// plans carry no cuts and keep (Plan.CutsOmitted): Get a job for them.
 func (c *Client) List(ctx context.Context, limit int, cursor string) ([]apiv1.Job, string, error) {
 	q := url.Values{}
 	if limit > 0 {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -28,10 +29,15 @@ type fakeService struct {
 	lastReq   jobs.CreateRequest
 	read      int64 // bytes Create read from its media
 	levels    []float32
+	waiting   chan struct{} // Get sends when it waits for the client to go (errWaitForClient)
 }
 
+// errWaitForClient makes Get wait for the end of the request's context
+// and fail with its error, as a database read does.
+var errWaitForClient = errors.New("fake: wait until the client goes")
+
 func newFake() *fakeService {
-	return &fakeService{jobs: map[string]*apiv1.Job{}, owners: map[string]string{}, errs: map[string]error{}}
+	return &fakeService{jobs: map[string]*apiv1.Job{}, owners: map[string]string{}, errs: map[string]error{}, waiting: make(chan struct{}, 64)}
 }
 
 func (f *fakeService) fail(method string) error {
@@ -88,7 +94,12 @@ func (f *fakeService) Get(ctx context.Context, owner, id string) (*apiv1.Job, er
 	if id == "panic" {
 		panic("fake panic")
 	}
-	if err := f.fail("Get"); err != nil {
+	if err := f.fail("Get"); errors.Is(err, errWaitForClient) {
+		// The work a client's leaving stops: it ends with the request's context.
+		f.waiting <- struct{}{}
+		<-ctx.Done()
+		return nil, fmt.Errorf("load job %s: %w", id, ctx.Err())
+	} else if err != nil {
 		return nil, err
 	}
 	return f.get(owner, id)

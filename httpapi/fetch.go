@@ -240,13 +240,36 @@ func (f *fetcher) open(ctx context.Context, raw string) (body io.ReadCloser, nam
 	if name == "/" || name == "." {
 		name = ""
 	}
-	return &fetchBody{f: f, ctx: ctx, r: resp.Body, left: f.max, cancel: cancel, done: done, start: start}, name, nil
+	return &fetchBody{f: f, ctx: ctx, r: resp.Body, left: f.max, cancel: cancel, done: done, start: start, size: max(resp.ContentLength, 0)}, name, nil
+}
+
+// withoutQuery is a URL for the log: without its query and fragment,
+// which may hold secrets ("?…" says there was a query).
+func withoutQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?#"); i >= 0 {
+			return raw[:i] + "?…"
+		}
+		return raw
+	}
+	had := u.RawQuery != "" || u.Fragment != "" || u.ForceQuery
+	u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery, u.User = "", "", "", false, nil
+	if had {
+		return u.String() + "?…"
+	}
+	return u.String()
 }
 
 // classify turns a failed download into a *fetchError whose message says
 // what went wrong without the resolver's address, the resolved IPs or the
 // transport's text.
 func (f *fetcher) classify(ctx context.Context, err error) error {
+	// The transport's error names the URL of the request that failed: its
+	// query (a signed URL's signature, a token) stays out of the log.
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		ue.URL = withoutQuery(ue.URL)
+	}
 	var fe *fetchError
 	if errors.As(err, &fe) {
 		if fe.cause == nil {
@@ -323,7 +346,11 @@ type fetchBody struct {
 	cancel context.CancelCauseFunc
 	done   func()
 	start  time.Time
+	size   int64 // the length the origin declared, 0 when unknown
 }
+
+// Size returns the length the origin declared (0 when unknown).
+func (b *fetchBody) Size() int64 { return b.size }
 
 func (b *fetchBody) Read(p []byte) (int, error) {
 	if b.left < 0 {

@@ -33,7 +33,7 @@ var errEmptyBody = fmt.Errorf("%w: empty body: send the file as the body, or JSO
 const maxJSONBody = 64 << 10
 
 // maxPatchBody limits a PATCH body, which may carry an explicit cut list
-// (jobs.MaxCuts cuts of about 40 bytes).
+// (jobs.MaxCuts cuts of about 40 bytes, with room for whitespace).
 const maxPatchBody = 4 << 20
 
 func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -70,6 +70,9 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		}
 		defer body.Close()
 		req.Name, req.Options, media = sanitizeName(name), b.Options, body
+		if sz, ok := body.(interface{ Size() int64 }); ok {
+			req.Size = sz.Size()
+		}
 	} else {
 		if r.ContentLength > s.cfg.MaxUploadBytes {
 			w.Header().Set("Connection", "close")
@@ -92,6 +95,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return
 		}
 		req.Name, req.Options = sanitizeName(r.Header.Get("X-Filename")), o
+		req.Size = max(r.ContentLength, 0)
 		// A body of unknown length (chunked) may be empty too: it gets the
 		// answer of Content-Length: 0.
 		body := bufio.NewReaderSize(&limitedBody{r: newUploadBody(w, r, s.cfg.UploadIdleTimeout), left: s.cfg.MaxUploadBytes}, 16)
@@ -145,7 +149,23 @@ func sanitizeName(name string) string {
 	return name
 }
 
+// viewSlot waits for one of the key's job view slots (viewSlots); false
+// when the client left meanwhile (answered).
+func (s *server) viewSlot(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	release, err := s.views.acquire(r.Context(), identity(r).Owner)
+	if err != nil {
+		writeError(w, err)
+		return nil, false
+	}
+	return release, true
+}
+
 func (s *server) get(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	release, ok := s.viewSlot(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	j, err := s.cfg.Service.Get(r.Context(), identity(r).Owner, ps.ByName("id"))
 	if err != nil {
 		writeError(w, err)
@@ -165,6 +185,11 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		}
 		limit = n
 	}
+	release, ok := s.viewSlot(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	js, next, err := s.cfg.Service.List(r.Context(), identity(r).Owner, limit, q.Get("cursor"))
 	if err != nil {
 		writeError(w, err)
@@ -181,6 +206,11 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 }
 
 func (s *server) patch(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	release, ok := s.viewSlot(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	var p apiv1.Patch
 	if err := decodeBody(r, maxPatchBody, &p); err != nil {
 		writeError(w, err)
@@ -240,7 +270,48 @@ func serveDownload(w http.ResponseWriter, r *http.Request, id string, d *jobs.Do
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
 	h.Set("ETag", fmt.Sprintf(`"%s-%x-%x"`, id, d.ModTime.UnixNano(), d.Size))
 	h.Set("Cache-Control", "private, no-cache")
+	if v, ok := r.Header["Range"]; ok {
+		rng, satisfiable := cleanRange(strings.Join(v, ","))
+		if !satisfiable {
+			h.Del("Content-Disposition")
+			h.Set("Content-Range", fmt.Sprintf("bytes */%d", d.Size))
+			writeError(w, fmt.Errorf("%w: the Range header asks for no byte of the file (a suffix of 0 bytes)", apiv1.ErrRangeNotSatisfiable))
+			return
+		}
+		if rng == "" {
+			r.Header.Del("Range")
+		} else {
+			r.Header.Set("Range", rng)
+		}
+	}
 	http.ServeContent(&contentErrorWriter{ResponseWriter: w}, r, d.Name, d.ModTime, d)
+}
+
+// cleanRange prepares a Range header for http.ServeContent as RFC 9110
+// 14.2 reads it: a range unit other than bytes is ignored ("", the whole
+// file is sent: ServeContent would answer 416), the unit matches without
+// regard to case, and a suffix of 0 bytes ("-0") is a range no byte
+// satisfies (ServeContent answers it 206 with an invalid Content-Range):
+// it is dropped, and a set of such ranges only is not satisfiable.
+func cleanRange(v string) (rng string, satisfiable bool) {
+	unit, set, ok := strings.Cut(v, "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+		return "", true
+	}
+	var keep []string
+	for _, spec := range strings.Split(set, ",") {
+		spec = strings.TrimSpace(spec)
+		if start, length, ok := strings.Cut(spec, "-"); ok && strings.TrimSpace(start) == "" {
+			if n, err := strconv.ParseInt(strings.TrimSpace(length), 10, 64); err == nil && n == 0 {
+				continue // a suffix of no byte
+			}
+		}
+		keep = append(keep, spec)
+	}
+	if len(keep) == 0 {
+		return "", false
+	}
+	return "bytes=" + strings.Join(keep, ","), true
 }
 
 // contentErrorWriter answers the errors http.ServeContent writes with

@@ -12,7 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,8 +182,10 @@ func TestErrorStatuses(t *testing.T) {
 		{"400 url scheme", nil, "POST", "/api/v1/jobs", proKey, `{"url":"ftp://example.com/a.wav"}`, map[string]string{"Content-Type": "application/json"}, 400, "url_refused"},
 		{"422 url unreachable", nil, "POST", "/api/v1/jobs", proKey, `{"url":"` + closed.URL + `/a.wav"}`, map[string]string{"Content-Type": "application/json"}, 422, "url_unreachable"},
 		{"404 original expired", map[string]error{"Update": fmt.Errorf("%w: upload it again", apiv1.ErrOriginalExpired)}, "PATCH", "/api/v1/jobs/" + id, proKey, `{"action":"export"}`, nil, 404, "original_expired"},
+		{"422 too many cuts", nil, "PATCH", "/api/v1/jobs/" + id, proKey, cutList(20_001), nil, 422, "too_many_cuts"},
 		{"422 too many EDL events", nil, "GET", "/api/v1/jobs/" + id + "/timelines/edl", proKey, "", nil, 422, "too_many_events"},
 		{"503 not ready", nil, "GET", "/readyz", "", "", nil, 503, "not_ready"},
+		{"507 disk full", map[string]error{"Create": fmt.Errorf("store upload: %w", &os.PathError{Op: "write", Path: "/srv/secret/originals/x", Err: syscall.ENOSPC})}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 507, "insufficient_storage"},
 		// (the real stall and cap: TestUploadIdleTimeout, TestUploadsPerKeyCap)
 		{"408 stalled upload", map[string]error{"Create": fmt.Errorf("store upload: %w", apiv1.ErrRequestTimeout)}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 408, "request_timeout"},
 		{"429 uploads per key", map[string]error{"Create": apiv1.ErrRateLimited}, "POST", "/api/v1/jobs", proKey, "RIFF", nil, 429, "rate_limited"},
@@ -213,7 +217,7 @@ func TestErrorStatuses(t *testing.T) {
 			if resp.StatusCode == 401 && (tc.key == "" && tc.hdr == nil) == strings.Contains(resp.Header.Get("WWW-Authenticate"), "invalid_token") {
 				t.Errorf("WWW-Authenticate %q: invalid_token is for a key that was sent", resp.Header.Get("WWW-Authenticate"))
 			}
-			if resp.StatusCode == 500 && strings.Contains(got.Error, "secret") {
+			if resp.StatusCode >= 500 && strings.Contains(got.Error, "secret") {
 				t.Errorf("internal error text leaked: %q", got.Error)
 			}
 			if resp.Header.Get("X-Request-Id") == "" && resp.StatusCode != 431 { // net/http answers 431 before any handler

@@ -72,6 +72,10 @@ type Config struct {
 	// MaxUploadsPerKey caps the uploads (both forms) one key runs at once
 	// on this server; 0: DefaultMaxUploadsPerKey, negative: no cap.
 	MaxUploadsPerKey int
+	// MaxViewsPerKey caps the requests carrying whole jobs (GET of a job,
+	// the list, PATCH) one key has served at once; more wait. 0:
+	// DefaultMaxViewsPerKey, negative: no cap.
+	MaxViewsPerKey int
 	// Timelines writes timeline files; nil means WriteTimeline.
 	Timelines TimelineWriter
 	Logger    *slog.Logger // default slog.Default()
@@ -98,6 +102,7 @@ type server struct {
 	log      *slog.Logger
 	fetch    *fetcher
 	uploads  *uploadSlots
+	views    *viewSlots
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inflight prometheus.Gauge
@@ -146,7 +151,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 		cfg: cfg,
 		log: cfg.Logger,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "autocut_http_requests_total", Help: "HTTP requests by route, method and status code.",
+			Name: "autocut_http_requests_total", Help: "HTTP requests by route, method and status code (client_closed: the client left before the answer).",
 		}, []string{"route", "method", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "autocut_http_request_duration_seconds", Help: "HTTP request durations by route and method.",
@@ -163,6 +168,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	}
 	s.fetch = newFetcher(cfg)
 	s.uploads = newUploadSlots(cfg.MaxUploadsPerKey)
+	s.views = newViewSlots(cfg.MaxViewsPerKey)
 
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
@@ -380,19 +386,33 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			if code == 0 {
 				code = http.StatusOK
 			}
+			// A request whose client went away before its answer (the
+			// request's context ends when the connection closes) failed
+			// because of the client: its 5xx (the work stopped by the
+			// cancellation) is no server error. It is counted as
+			// client_closed and logged at INFO with status 499, nginx's
+			// "client closed request", so that 5xx alerts follow the server.
+			codeLabel := strconv.Itoa(code)
+			clientClosed := code >= 500 && errors.Is(r.Context().Err(), context.Canceled)
+			if clientClosed {
+				code, codeLabel = statusClientClosed, "client_closed"
+			}
 			// Labels come from closed sets (a route pattern or "unmatched",
 			// a known method or "other", a status the server wrote), so
 			// that requests cannot grow the series without bound.
 			method := methodLabel(r.Method)
-			s.requests.WithLabelValues(rw.route, method, strconv.Itoa(code)).Inc()
+			s.requests.WithLabelValues(rw.route, method, codeLabel).Inc()
 			s.duration.WithLabelValues(rw.route, method).Observe(d.Seconds())
 			attrs := []any{"request_id", rid, "method", r.Method, "path", r.URL.Path, "route", rw.route,
 				"status", code, "bytes", rw.bytes, "duration_ms", float64(d.Microseconds()) / 1000, "remote", r.RemoteAddr}
 			if id := identity(r); id.Owner != "" {
 				attrs = append(attrs, "owner", id.Owner)
 			}
+			if clientClosed {
+				attrs = append(attrs, "client_closed", true)
+			}
 			level := slog.LevelInfo
-			if code >= 500 {
+			if code >= 500 && !clientClosed {
 				level = slog.LevelError
 				if rw.err != nil {
 					attrs = append(attrs, "err", rw.err.Error())
@@ -405,6 +425,10 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		next.ServeHTTP(rw, r)
 	})
 }
+
+// statusClientClosed is the status logged for a request whose client
+// closed the connection before its answer (nginx's 499; nothing is sent).
+const statusClientClosed = 499
 
 // methodLabel is the metrics label of an HTTP method: the method itself
 // for the methods of RFC 9110 and PATCH, "other" for anything else.
@@ -438,7 +462,10 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if s.cfg.Ready != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		if err := s.cfg.Ready(ctx); err != nil {
+		if err := s.cfg.Ready(ctx); errors.Is(err, apiv1.ErrInsufficientStorage) {
+			writeError(w, err) // 507: the disk is full
+			return
+		} else if err != nil {
 			writeError(w, fmt.Errorf("%w: %v", apiv1.ErrNotReady, err))
 			return
 		}

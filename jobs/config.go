@@ -54,6 +54,12 @@ type Config struct {
 	PartSize int
 	// NodeID names this process in leases and logs; default host-pid-random.
 	NodeID string
+
+	// Faults the tests inject (package jobs only): a directory's free
+	// space (nil: the disk's), an error each write of a key returns (nil:
+	// none, or when it returns nil).
+	freeSpace  func(dir string) (uint64, error)
+	writeFault func(key string) error
 }
 
 // Role is what a node of a cluster does.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
 )
@@ -15,8 +16,9 @@ import (
 // that is not one the detection made as it is.
 const ReasonManual = "manual"
 
-// MaxCuts is the longest explicit cut list a PATCH may set.
-const MaxCuts = 100_000
+// MaxCuts is the longest explicit cut list a PATCH may set, whatever the
+// input's duration (apiv1.MaxCutsFor bounds it by the duration too).
+const MaxCuts = apiv1.MaxCuts
 
 // sameCutTolerance is how close (seconds) an explicit cut's edges must be
 // to a detected cut's for the cut to keep the detected reason: the page
@@ -59,8 +61,8 @@ func (m *Manager) makePlan(a *dsp.Analysis, rec *record) (*plan.Plan, error) {
 // not overlapping (touching is allowed). A cut that ends within a
 // millisecond past the end is taken to the end.
 func checkCuts(cuts []plan.Range, dur float64) ([]plan.Range, error) {
-	if len(cuts) > MaxCuts {
-		return nil, invalid("cuts: %d cuts, at most %d", len(cuts), MaxCuts)
+	if n := apiv1.MaxCutsFor(dur); len(cuts) > n {
+		return nil, tooManyCuts(len(cuts), dur)
 	}
 	out := make([]plan.Range, 0, len(cuts))
 	prev := 0.0
@@ -85,6 +87,16 @@ func checkCuts(cuts []plan.Range, dur float64) ([]plan.Range, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// tooManyCuts is the error of a cut list of n cuts over its bound for an
+// input of dur seconds (dur < 0: not known yet).
+func tooManyCuts(n int, dur float64) error {
+	if dur < 0 || apiv1.MaxCutsFor(dur) == MaxCuts {
+		return fmt.Errorf("%w: %d cuts, at most %d", apiv1.ErrTooManyCuts, n, MaxCuts)
+	}
+	return fmt.Errorf("%w: %d cuts, at most %d for this input (one per %g s of its %g s, and at most %d)",
+		apiv1.ErrTooManyCuts, n, apiv1.MaxCutsFor(dur), apiv1.MinCutSpacing, dur, MaxCuts)
 }
 
 // explicitPlan is the plan holding exactly cuts (already checked): each

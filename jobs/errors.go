@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
@@ -31,6 +32,7 @@ var libraryErrors = [...]struct {
 	{timeline.ErrTooManyEvents, apiv1.CodeTooManyEvents},
 	{timeline.ErrNoWholeFrame, apiv1.CodeNothingToKeep},
 	{transcribe.ErrUnavailable, apiv1.CodeTranscriptionUnavailable},
+	{syscall.ENOSPC, apiv1.CodeInsufficientStorage}, // a write to a full disk
 }
 
 // ErrorCode returns the API code of err, used by the HTTP adapter for its
@@ -72,6 +74,8 @@ func fixedMessage(code apiv1.ErrorCode) (msg string, ok bool) {
 		return "transcription unavailable: no transcription engine is available on this server", true
 	case apiv1.CodeNotReady:
 		return "not ready: the database, storage or workers are not ready", true
+	case apiv1.CodeInsufficientStorage:
+		return "insufficient storage: the server's disk is full; retry later", true
 	case apiv1.CodeInternal:
 		return "internal server error", true
 	}
@@ -157,11 +161,25 @@ func (m *Manager) unavailable(err *error) {
 	if *err == nil || ErrorCode(*err) != apiv1.CodeInternal {
 		return
 	}
-	if rerr := m.outage(); rerr != nil {
+	if rerr := m.outage(); errors.Is(rerr, apiv1.ErrInsufficientStorage) {
+		*err = fmt.Errorf("%w: %w (%v)", apiv1.ErrInsufficientStorage, *err, rerr)
+	} else if rerr != nil {
 		*err = withClientMessage(fmt.Errorf("%w: %w (%v)", apiv1.ErrNotReady, *err, rerr), unavailableMessage)
 	} else if errors.Is(*err, store.ErrConnection) {
 		*err = withClientMessage(fmt.Errorf("%w: %w", apiv1.ErrNotReady, *err), unavailableMessage)
 	}
+}
+
+// storeFault is the error of a request while the database is one the
+// store can tell is broken without asking it (store.Store.Check: a SQLite
+// file deleted, replaced or read-only under the server): not_ready, as an
+// outage is, before anything is read or written (a write would be lost
+// with the unlinked file, or fail).
+func (m *Manager) storeFault() error {
+	if err := m.db.st.Check(); err != nil {
+		return withClientMessage(fmt.Errorf("%w: database: %w", apiv1.ErrNotReady, err), unavailableMessage)
+	}
+	return nil
 }
 
 // outage returns why the database or the media storage does not answer

@@ -34,6 +34,9 @@ func CheckPatch(p apiv1.Patch) error {
 	if p.Action != "" && !slices.Contains(apiv1.Actions(), p.Action) {
 		return invalid("action must be one of %s (got %q)", strings.Join(apiv1.Actions(), ", "), p.Action)
 	}
+	if p.Cuts != nil && len(*p.Cuts) > MaxCuts {
+		return tooManyCuts(len(*p.Cuts), -1)
+	}
 	if err := checkParams("params.", p.Params); err != nil {
 		return err
 	}

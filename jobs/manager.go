@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 
+	"github.com/autocut-dev/autocut/apiv1"
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/jobs/store"
 )
@@ -37,6 +39,11 @@ type Manager struct {
 	metrics  *metrics
 
 	stopRescue func() // ends the rescue loop
+
+	// Faults tests inject (Config's): the free space of a directory (nil:
+	// the disk's), and an error every write of a key returns (nil: none).
+	freeSpace  func(dir string) (uint64, error)
+	writeFault func(key string) error
 
 	mu       sync.Mutex
 	started  bool
@@ -68,6 +75,9 @@ func Open(ctx context.Context, cfg Config) (m *Manager, err error) {
 		transSem: make(chan struct{}, 1),
 		cache:    newAnalysisCache(8),
 		metrics:  newMetrics(),
+
+		freeSpace:  cfg.freeSpace,
+		writeFault: cfg.writeFault,
 	}
 	if m.engine == nil {
 		m.engine = DefaultEngine()
@@ -205,6 +215,16 @@ func (m *Manager) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	// The database's identity is written, and the media records it, from
+	// the start: should the database be lost later, the orphan sweep
+	// sees that the media is not the new database's.
+	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if why, partialOnly, err := m.sweepRefusal(ictx); err != nil {
+		m.log.Warn("database identity not checked", "err", err)
+	} else if why != "" {
+		m.log.Error("the orphan sweep will delete no finished file", "why", why, "unfinished_writes_only", partialOnly)
+	}
+	cancel()
 	if m.cfg.Role.works() {
 		// River cancels running work when its Start context ends; the end
 		// of ctx (SIGTERM) must leave that to Stop, which lets it finish.
@@ -289,6 +309,30 @@ func (m *Manager) Ready(ctx context.Context) error {
 	if !ok {
 		return errors.New("media storage not accessible: the bucket (or directory) does not exist")
 	}
+	return m.diskFull()
+}
+
+// minFreeBytes is the free space under which a local disk the server
+// writes (the data directory: scratch files, SQLite; a media directory)
+// counts as full.
+const minFreeBytes = 64 << 20
+
+// diskFull returns apiv1.ErrInsufficientStorage, naming the directory,
+// when a local disk the server writes has less than minFreeBytes free.
+func (m *Manager) diskFull() error {
+	free := m.freeSpace
+	if free == nil {
+		free = freeBytes
+	}
+	for _, dir := range []string{m.scratch, m.mediaDir} {
+		if dir == "" {
+			continue
+		}
+		n, err := free(dir)
+		if err == nil && n < minFreeBytes {
+			return fmt.Errorf("%w: the disk of %s is full (%d bytes free)", apiv1.ErrInsufficientStorage, dir, n)
+		}
+	}
 	return nil
 }
 
@@ -328,6 +372,27 @@ func (m *Manager) localPath(ctx context.Context, key, dir string) (path string, 
 		return "", nil, err
 	}
 	return f.Name(), release, nil
+}
+
+// writer is w, failing with the writeFault tests inject for key.
+func (m *Manager) writer(key string, w io.Writer) io.Writer {
+	if m.writeFault == nil {
+		return w
+	}
+	return faultWriter{w: w, err: func() error { return m.writeFault(key) }}
+}
+
+// faultWriter fails a write with err() when it is not nil.
+type faultWriter struct {
+	w   io.Writer
+	err func() error
+}
+
+func (f faultWriter) Write(p []byte) (int, error) {
+	if err := f.err(); err != nil {
+		return 0, err
+	}
+	return f.w.Write(p)
 }
 
 // writerOptions sizes blob writes: on object storage an upload streams

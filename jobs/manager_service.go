@@ -127,6 +127,9 @@ func (m *Manager) transcriberReady(ctx context.Context) error {
 // Create streams media into storage and queues the job's analysis.
 func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader) (_ *apiv1.Job, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	o := req.Options
 	if pr, err := plan.LookupPreset(o.Preset); err == nil {
 		o.Preset = pr.Name // the canonical name ("Podcast" is podcast); none given is the default's
@@ -182,9 +185,17 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 		return nil, err
 	}
 
+	maxBytes, err := m.lengthLimit(container, head, req.Size, name)
+	if err != nil {
+		return nil, err // too long by its header: nothing stored
+	}
 	id := newID()
 	key := "originals/" + id
-	size, err := m.store(ctx, key, io.MultiReader(bytes.NewReader(head), media))
+	var body io.Reader = io.MultiReader(bytes.NewReader(head), media)
+	if maxBytes > 0 {
+		body = &durationLimitReader{r: body, left: maxBytes, max: maxBytes, limit: m.cfg.MaxDuration.Seconds()}
+	}
+	size, err := m.store(ctx, key, body)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +237,7 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 		return 0, fmt.Errorf("store upload: %w", err)
 	}
 	limit := m.cfg.MaxInputBytes
-	n, err := io.Copy(w, io.LimitReader(r, limit+1))
+	n, err := io.Copy(m.writer(key, w), io.LimitReader(r, limit+1))
 	if err == nil && n > limit {
 		err = fmt.Errorf("%w: more than %d bytes", apiv1.ErrFileTooLarge, limit)
 	} else if err != nil {
@@ -246,6 +257,9 @@ func (m *Manager) store(ctx context.Context, key string, r io.Reader) (int64, er
 // Get returns one of the owner's jobs.
 func (m *Manager) Get(ctx context.Context, owner, id string) (_ *apiv1.Job, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	var r *record
 	if m.db.getJob != nil && owner != "" {
 		r, err = scanRecord(m.db.getJob.QueryRow(ctx, id, owner))
@@ -263,13 +277,18 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (_ *apiv1.Job, err 
 	return r.job(), nil
 }
 
-// List returns the owner's jobs newest first, at most limit (<= 50), after cursor.
+// List returns the owner's jobs newest first, at most limit (<= 50), after
+// cursor. Their plans leave out the cut and keep lists (CutsOmitted): a
+// page costs what 50 small records cost, whatever cut lists they hold.
 func (m *Manager) List(ctx context.Context, owner string, limit int, cursor string) (_ []*apiv1.Job, _ string, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, "", err
+	}
 	if limit <= 0 || limit > apiv1.MaxListLimit {
 		limit = apiv1.MaxListLimit
 	}
-	q := `SELECT ` + recordCols + ` FROM autocut_job WHERE owner = ?`
+	q := `SELECT ` + listCols + ` FROM autocut_job WHERE owner = ?`
 	args := []any{owner}
 	if cursor != "" {
 		t, id, err := decodeCursor(cursor)
@@ -304,7 +323,13 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 	}
 	jobs := make([]*apiv1.Job, len(recs))
 	for i, r := range recs {
+		if r.Plan != nil { // the list shows plans without their lists (a summary's are nil)
+			r.Plan.Cuts, r.Plan.Keep = nil, nil
+		}
 		jobs[i] = r.job()
+		if jobs[i].Plan != nil {
+			jobs[i].Plan.CutsOmitted = true
+		}
 	}
 	return jobs, next, nil
 }
@@ -313,6 +338,9 @@ func (m *Manager) List(ctx context.Context, owner string, limit int, cursor stri
 // analysis; action "export" re-renders, "transcribe" transcribes first.
 func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (_ *apiv1.Job, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	switch p.Action {
 	case "", apiv1.ActionExport, apiv1.ActionTranscribe:
 	default:
@@ -451,6 +479,9 @@ func errFinishedWithout(id string, status apiv1.Status, what string) error {
 // Delete cancels running work and removes the job's files and record.
 func (m *Manager) Delete(ctx context.Context, owner, id string) (err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return err
+	}
 	var rec *record
 	err = m.q.InTx(ctx, func(ex execer, _ enqueueFunc) error {
 		r, err := getRecord(ctx, ex, owner, id)
@@ -494,6 +525,9 @@ func (m *Manager) deleteBlobs(ctx context.Context, keys ...string) {
 // OpenOutput opens the rendered file.
 func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (_ *Download, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -527,6 +561,9 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (_ *Download
 // OpenOriginal opens the uploaded original, for playing it beside the cut.
 func (m *Manager) OpenOriginal(ctx context.Context, owner, id string) (_ *Download, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -579,6 +616,9 @@ func originalType(rec *record) string {
 // TimelineSource returns the plan and input info for timeline exports.
 func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (_ *TimelineSource, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -596,6 +636,9 @@ func (m *Manager) TimelineSource(ctx context.Context, owner, id string) (_ *Time
 // rendering, and says which of the analysis's warnings hold for that plan.
 func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.ParamsInput) (_ *apiv1.Preview, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err
@@ -627,6 +670,9 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 // levels.
 func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (_ *Envelope, err error) {
 	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
 	rec, err := getRecord(ctx, m.db.read, owner, id)
 	if err != nil {
 		return nil, err

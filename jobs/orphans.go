@@ -124,12 +124,23 @@ func orphan(key string, k objectKey, rec *record) bool {
 	return false
 }
 
-// sweepOrphans removes the objects no record accounts for (orphan) that
-// are older than OrphanGrace, the incomplete multipart uploads of object
+// sweepOrphans removes, when the records are the media's (sweepRefusal),
+// the objects no record accounts for (orphan) that are older than OrphanGrace, the incomplete multipart uploads of object
 // storage likewise, and on a media directory the empty directories older
 // than the grace (outputs/<id>/<gen>/ of deleted or re-rendered jobs). It
 // returns how many objects it removed.
 func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) {
+	why, partialOnly, err := m.sweepRefusal(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("orphans: %w", err)
+	}
+	switch {
+	case why != "" && partialOnly:
+		m.log.Warn("orphan sweep removes unfinished writes only", "why", why)
+	case why != "":
+		m.log.Error("orphan sweep deletes nothing: it cannot prove any file orphaned", "why", why)
+		return 0, nil
+	}
 	before := now.Add(-m.cfg.OrphanGrace)
 	recs := map[string]*record{}
 	lookup := func(id string) (*record, error) {
@@ -163,8 +174,8 @@ func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) 
 				continue
 			}
 			k, ok := parseKey(obj.Key)
-			if !ok {
-				continue // not a key of ours: left alone
+			if !ok || (partialOnly && !k.tmp) {
+				continue // not a key of ours, or a finished file the records cannot vouch for: left alone
 			}
 			rec, err := lookup(k.id)
 			if err != nil {
@@ -193,9 +204,40 @@ func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) 
 		errs = append(errs, err)
 	}
 	if m.mediaDir != "" {
+		removed += m.removeStrayAttrs(before)
 		m.removeEmptyDirs(before)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// attrsSuffix ends the name of fileblob's sidecar of a file's attributes.
+const attrsSuffix = ".attrs"
+
+// removeStrayAttrs removes the attribute sidecars (<file>.attrs) under the
+// media directory's outputs/, originals/ and analyses/ whose file is gone
+// and that are older than before: fileblob deletes the file first, so a
+// process killed during a delete leaves its sidecar, which List hides.
+func (m *Manager) removeStrayAttrs(before time.Time) int {
+	n := 0
+	for _, top := range []string{"outputs", "originals", "analyses"} {
+		_ = filepath.WalkDir(filepath.Join(m.mediaDir, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, attrsSuffix) {
+				return nil
+			}
+			if _, err := os.Lstat(strings.TrimSuffix(p, attrsSuffix)); !errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if st, err := d.Info(); err != nil || !st.ModTime().Before(before) {
+				return nil
+			}
+			if err := os.Remove(p); err == nil {
+				m.log.Info("orphan removed", "file", p, "why", "the attributes of a deleted file")
+				n++
+			}
+			return nil
+		})
+	}
+	return n
 }
 
 // abortUploads aborts the incomplete multipart uploads (object storage)

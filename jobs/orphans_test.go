@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/internal/syncbuf"
 	"github.com/autocut-dev/autocut/internal/testservers"
 )
 
@@ -282,7 +284,7 @@ func TestOrphanSweepS3(t *testing.T) {
 	if n != 3 {
 		t.Errorf("removed %d, want 3 (two objects, one multipart upload)", n)
 	}
-	want := []string{"analyses/" + j.ID + ".bin", "originals/" + j.ID, "originals/notes.txt"}
+	want := []string{"analyses/" + j.ID + ".bin", storeIDKey, "originals/" + j.ID, "originals/notes.txt"}
 	for _, k := range before {
 		if strings.HasPrefix(k, "outputs/"+j.ID+"/") {
 			want = append(want, k)
@@ -294,5 +296,200 @@ func TestOrphanSweepS3(t *testing.T) {
 	}
 	if uploads() != 0 {
 		t.Errorf("incomplete multipart uploads after the sweep: %d", uploads())
+	}
+}
+
+// TestOrphanSweepNeedsItsDatabase: a sweep over a database that is not the
+// one the media's files were written for (a lost SQLite file made again
+// empty, another server's database) deletes nothing and logs why; over
+// the media's own database it removes orphans as before.
+func TestOrphanSweepNeedsItsDatabase(t *testing.T) {
+	media := t.TempDir()
+	storage := "file://" + media
+	ctx := context.Background()
+	open := func(dir string, logs *syncbuf.Buffer) *Manager {
+		return testManager(t, dir, &gateEngine{}, func(c *Config) {
+			c.Storage, c.OrphanGrace, c.OrphanInterval = storage, time.Minute, time.Hour
+			if logs != nil {
+				c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			}
+		})
+	}
+	first := t.TempDir()
+	a := open(first, nil)
+	j, err := a.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, a, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	if err := a.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kept := files(t, media)
+	if !slices.Contains(kept, storeIDKey) {
+		t.Fatalf("the media does not record its database's identity: %v", kept)
+	}
+	later := time.Now().Add(2 * time.Hour) // every file is past the grace
+
+	for _, tc := range []struct {
+		name   string
+		prep   func(t *testing.T)
+		newJob bool // the new database holds a job of its own
+		says   string
+	}{
+		{"an empty new database", func(*testing.T) {}, false, "belongs to the database"},
+		{"a new database with a job", func(*testing.T) {}, true, "belongs to the database"},
+		{"media without an identity, empty database", func(t *testing.T) {
+			for _, p := range []string{storeIDKey, storeIDKey + ".attrs"} {
+				if err := os.Remove(filepath.Join(media, p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, false, "holds no job while the media storage holds files"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.prep(t)
+			logs := &syncbuf.Buffer{}
+			b := open(t.TempDir(), logs)
+			own := ""
+			if tc.newJob {
+				j, err := b.Create(ctx, CreateRequest{Owner: "o", Name: "b.wav"}, fakeMedia(4))
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitJob(t, b, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+				if err := b.Delete(ctx, "o", j.ID); err != nil {
+					t.Fatal(err)
+				}
+				// A record that is not a, so that the database is not empty.
+				j, err = b.Create(ctx, CreateRequest{Owner: "o", Name: "c.wav"}, fakeMedia(4))
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitJob(t, b, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+				own = j.ID
+			}
+			before := files(t, media)
+			n, err := b.sweepOrphans(ctx, later)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("the sweep removed %d files", n)
+			}
+			if diff := cmp.Diff(before, files(t, media)); diff != "" {
+				t.Errorf("media after the sweep (-before +after):\n%s", diff)
+			}
+			if !strings.Contains(logs.String(), "orphan sweep deletes nothing") || !strings.Contains(logs.String(), tc.says) {
+				t.Errorf("the log does not say why nothing was deleted (%q):\n%s", tc.says, logs.String())
+			}
+			if own != "" {
+				if err := b.Delete(ctx, "o", own); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := b.Stop(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+
+	// The media's own database: its identity is the media's again (the
+	// case without one records it), and an orphan goes.
+	a = open(first, nil)
+	plant(t, media, "analyses/job_gonegonegonegone.bin", time.Now().Add(-time.Hour))
+	n, err := a.sweepOrphans(ctx, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("the media's own database: removed %d files, want 1 (the orphan)", n)
+	}
+	if _, err := a.OpenOutput(ctx, "o", j.ID); err != nil {
+		t.Errorf("the job's download after the sweeps: %v", err)
+	}
+}
+
+// TestOrphanSweepStrayAttrs: the attribute sidecar of a file deleted by a
+// process killed before it removed the sidecar (kill -9 during DELETE) is
+// removed by the sweep once past the grace; a live file's sidecar stays.
+func TestOrphanSweepStrayAttrs(t *testing.T) {
+	dir := t.TempDir()
+	m := testManager(t, dir, &gateEngine{}, func(c *Config) { c.OrphanGrace, c.OrphanInterval = time.Minute, time.Hour })
+	ctx := context.Background()
+	j, err := m.Create(ctx, CreateRequest{Owner: "o", Name: "a.wav"}, fakeMedia(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, m, "o", j.ID, 10*time.Second, isStatus(apiv1.StatusDone))
+	media := filepath.Join(dir, "media")
+	old := time.Now().Add(-2 * time.Minute)
+	const gone = "job_gonegonegonegone"
+	stray := []string{"originals/" + gone + ".attrs", "outputs/" + gone + "/1/a-autocut.mp3.attrs"}
+	for _, k := range append(stray, "originals/"+gone+".18a3f0c2b1d.tmp.attrs") {
+		plant(t, media, k, old)
+	}
+	young := filepath.Join(media, "analyses", gone+".bin.attrs")
+	if err := os.WriteFile(young, []byte("{}"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(media, "originals", j.ID+".attrs")
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("the live original has no sidecar: %v", err)
+	}
+	if err := os.Chtimes(live, old, old); err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.sweepOrphans(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("removed %d, want 3 (the old stray sidecars)", n)
+	}
+	for _, k := range append(stray, "originals/"+gone+".18a3f0c2b1d.tmp.attrs") {
+		if _, err := os.Stat(filepath.Join(media, k)); !os.IsNotExist(err) {
+			t.Errorf("%s: still there (%v)", k, err)
+		}
+	}
+	for _, p := range []string{young, live} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
+	}
+}
+
+// TestOrphanSweepEmptyOwnDatabase: over the media's own database holding
+// no job (every job deleted, or the first upload of a new server killed),
+// the sweep removes unfinished writes only: a finished file that no record
+// accounts for is kept, since the records cannot vouch for it.
+func TestOrphanSweepEmptyOwnDatabase(t *testing.T) {
+	dir := t.TempDir()
+	logs := &syncbuf.Buffer{}
+	m := testManager(t, dir, &gateEngine{}, func(c *Config) {
+		c.OrphanGrace, c.OrphanInterval = time.Minute, time.Hour
+		c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	})
+	ctx := context.Background()
+	media := filepath.Join(dir, "media")
+	old := time.Now().Add(-2 * time.Minute)
+	const gone = "job_gonegonegonegone"
+	plant(t, media, "originals/"+gone+".18a3f0c2b1d.tmp", old) // a killed upload
+	plant(t, media, "originals/"+gone, old)                    // finished, no record
+	n, err := m.sweepOrphans(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("removed %d, want 1 (the unfinished upload)", n)
+	}
+	if _, err := os.Stat(filepath.Join(media, "originals", gone+".18a3f0c2b1d.tmp")); !os.IsNotExist(err) {
+		t.Errorf("the unfinished upload is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(media, "originals", gone)); err != nil {
+		t.Errorf("a finished original removed over an empty database: %v", err)
+	}
+	if !strings.Contains(logs.String(), "orphan sweep removes unfinished writes only") {
+		t.Errorf("the log does not say why:\n%s", logs.String())
 	}
 }

@@ -48,6 +48,7 @@ type CreateRequest struct {
 	Owner   string
 	Name    string // sanitized input file name
 	Options apiv1.Options
+	Size    int64 // the media's declared length in bytes; 0 when unknown
 }
 
 // Download is an open rendered file.

@@ -108,14 +108,39 @@ func getRecord(ctx context.Context, ex execer, owner, id string) (*record, error
 	return r, nil
 }
 
-func insertRecord(ctx context.Context, ex execer, r *record) error {
-	doc, err := json.Marshal(r)
+// listCols are recordCols with the summary in place of the document
+// (the document of a row written before summaries existed).
+var listCols = strings.TrimSuffix(recordCols, "doc") + "CASE WHEN summary <> '' THEN summary ELSE doc END"
+
+// encode returns r's document and its summary: the document without the
+// lists that grow with the input (the plan's cuts and keep, an explicit
+// cut list), which the job list shows without.
+func (r *record) encode() (doc, summary []byte, err error) {
+	doc, err = json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("encode job: %w", err)
+		return nil, nil, fmt.Errorf("encode job: %w", err)
 	}
-	_, err = ex.Exec(ctx, `INSERT INTO autocut_job (`+recordCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+	s := *r
+	s.Cuts = nil
+	if r.Plan != nil {
+		p := *r.Plan
+		p.Cuts, p.Keep = nil, nil
+		s.Plan = &p
+	}
+	if summary, err = json.Marshal(&s); err != nil {
+		return nil, nil, fmt.Errorf("encode job: %w", err)
+	}
+	return doc, summary, nil
+}
+
+func insertRecord(ctx context.Context, ex execer, r *record) error {
+	doc, summary, err := r.encode()
+	if err != nil {
+		return err
+	}
+	_, err = ex.Exec(ctx, `INSERT INTO autocut_job (`+recordCols+`, summary) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Owner, r.Status, r.Progress, r.Gen, r.Version, r.RiverID, nanos(r.CreatedAt), nanos(r.UpdatedAt),
-		nanos(r.OriginalAt), nanos(r.OutputAt), string(doc))
+		nanos(r.OriginalAt), nanos(r.OutputAt), string(doc), string(summary))
 	if err != nil {
 		return fmt.Errorf("insert job: %w", err)
 	}
@@ -128,14 +153,14 @@ var errStale = errors.New("job changed meanwhile")
 // saveRecord writes r if its stored gen is still wantGen and nobody wrote
 // it since it was read (errStale otherwise); r.Version moves on.
 func saveRecord(ctx context.Context, ex execer, r *record, wantGen int64) error {
-	doc, err := json.Marshal(r)
+	doc, summary, err := r.encode()
 	if err != nil {
-		return fmt.Errorf("encode job: %w", err)
+		return err
 	}
 	n, err := ex.Exec(ctx, `UPDATE autocut_job SET status = ?, progress = ?, gen = ?, version = version + 1,
-		river_id = ?, updated_at = ?, original_at = ?, output_at = ?, doc = ? WHERE id = ? AND gen = ? AND version = ?`,
+		river_id = ?, updated_at = ?, original_at = ?, output_at = ?, doc = ?, summary = ? WHERE id = ? AND gen = ? AND version = ?`,
 		r.Status, r.Progress, r.Gen, r.RiverID, nanos(r.UpdatedAt), nanos(r.OriginalAt), nanos(r.OutputAt),
-		string(doc), r.ID, wantGen, r.Version)
+		string(doc), string(summary), r.ID, wantGen, r.Version)
 	if err != nil {
 		return fmt.Errorf("save job %s: %w", r.ID, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -120,6 +121,12 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 		// more often than once a second; a transcription takes minutes.)
 		return river.JobSnooze(max(m.cfg.PollInterval, time.Second))
 	}
+	if (errors.Is(err, syscall.ENOSPC) || errors.Is(err, errNoSpace)) && ctx.Err() == nil && time.Since(j.CreatedAt) < processTimeout {
+		// The disk is full: the run waits for space as for an outage,
+		// without counting a run (up to the time a run may take).
+		r.log.Warn("run stopped: no space left on the server's disk; it runs again once there is space", "err", err, "disk", m.diskFull())
+		return river.JobSnooze(outageRetry)
+	}
 	var jf *jobFailure
 	if !errors.As(err, &jf) {
 		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
@@ -153,6 +160,9 @@ func (w *processWorker) Work(ctx context.Context, j *river.Job[processArgs]) err
 // when both answer (a run that fails while one of them does not waits
 // for it, every outageRetry).
 const transientAttempts = 3
+
+// errNoSpace marks a run that failed for want of disk space.
+var errNoSpace = errors.New("no space left on the server's disk")
 
 // outageRetry is how soon a run that failed during an outage runs again.
 const outageRetry = 2 * time.Second
@@ -269,7 +279,7 @@ func (r *run) do(ctx context.Context) error {
 	}
 
 	p, err := m.makePlan(a, rec)
-	if errors.Is(err, plan.ErrNothingToKeep) || errors.Is(err, plan.ErrInvalidParams) {
+	if errors.Is(err, plan.ErrNothingToKeep) || errors.Is(err, plan.ErrInvalidParams) || errors.Is(err, apiv1.ErrTooManyCuts) {
 		return fail(err)
 	}
 	if err != nil {
@@ -370,7 +380,7 @@ func (r *run) analyze(ctx context.Context, in *original, keep bool) (*dsp.Analys
 	}
 	a.Input.Name = rec.Input.Name
 	key := "analyses/" + rec.ID + ".bin"
-	if err := r.put(ctx, key, func(w *blob.Writer) error { _, err := a.WriteTo(w); return err }); err != nil {
+	if err := r.put(ctx, key, func(w io.Writer) error { _, err := a.WriteTo(w); return err }); err != nil {
 		return nil, err
 	}
 	m.cache.put(key, a)
@@ -448,7 +458,7 @@ func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p 
 		res       *Rendered
 		renderErr error
 	)
-	err := r.put(ctx, key, func(w *blob.Writer) error {
+	err := r.put(ctx, key, func(w io.Writer) error {
 		res, renderErr = m.engine.Render(ctx, input, a, p, rec.Export, w, dir, r.progressFunc(ctx))
 		return renderErr
 	}, &blob.WriterOptions{ContentType: transcode.ContentType(transcode.ContainerOf(rec.Export.Format)),
@@ -456,6 +466,11 @@ func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p 
 	switch {
 	case renderErr != nil && ctx.Err() != nil:
 		return renderErr
+	case renderErr != nil && (errors.Is(renderErr, syscall.ENOSPC) || m.diskFull() != nil):
+		// The encoder or the write ran out of disk (an encoder says so
+		// only in its output: the disk is looked at): not the input's
+		// fault, the run waits for space (Work).
+		return fmt.Errorf("render: %w: %w", errNoSpace, renderErr)
 	case renderErr != nil && ErrorCode(renderErr) != apiv1.CodeInternal:
 		return fail(renderErr) // bad options, unreadable input, nothing left to keep
 	case renderErr != nil:
@@ -469,7 +484,7 @@ func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p 
 }
 
 // put writes a blob through fn; a failed write keeps nothing.
-func (r *run) put(ctx context.Context, key string, fn func(w *blob.Writer) error, opts ...*blob.WriterOptions) error {
+func (r *run) put(ctx context.Context, key string, fn func(w io.Writer) error, opts ...*blob.WriterOptions) error {
 	o := r.m.writerOptions()
 	if len(opts) > 0 {
 		o.ContentType, o.ContentDisposition = opts[0].ContentType, opts[0].ContentDisposition
@@ -480,7 +495,7 @@ func (r *run) put(ctx context.Context, key string, fn func(w *blob.Writer) error
 	if err != nil {
 		return fmt.Errorf("store %s: %w", key, err)
 	}
-	if err := fn(w); err != nil {
+	if err := fn(r.m.writer(key, w)); err != nil {
 		cancel()
 		_ = w.Close()
 		return fmt.Errorf("store %s: %w", key, err)

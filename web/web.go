@@ -29,7 +29,10 @@ func Handler() http.Handler {
 	static := http.StripPrefix("/static/", http.FileServerFS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'; worker-src 'self'")
+		// The page holds the API key: no other site may frame it (a
+		// click-jacking overlay); X-Frame-Options for browsers without CSP 2.
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'; worker-src 'self'; frame-ancestors 'none'")
+		w.Header().Set("X-Frame-Options", "DENY")
 		if r.URL.Path == "/" || r.URL.Path == "/index.html" {
 			http.ServeFileFS(w, r, sub, "index.html")
 			return

@@ -33,6 +33,11 @@ type Store interface {
 	NewQueue(cfg *river.Config) (Queue, error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
+	// Check reports what the driver can tell is wrong without a round
+	// trip, cheaply enough for every request: a SQLite file deleted,
+	// replaced or read-only under the running process (writes would go
+	// to a file nobody opens again, or fail). nil when it sees nothing.
+	Check() error
 	// Close closes the database.
 	Close() error
 }

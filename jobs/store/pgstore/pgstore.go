@@ -123,10 +123,14 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("river migrations: %w", err)
 	}
 	table := jobTable
-	for _, c := range store.LeaseColumns() {
+	for _, c := range store.AddedColumns() {
 		table += ",\n\t" + c.Name + " " + c.PostgresType
 	}
-	for _, stmt := range append([]string{table + "\n)"}, store.CommonSchema()...) {
+	stmts := []string{table + "\n)"}
+	for _, c := range store.AddedColumns() { // a table made before the column
+		stmts = append(stmts, `ALTER TABLE autocut_job ADD COLUMN IF NOT EXISTS `+c.Name+` `+c.PostgresType)
+	}
+	for _, stmt := range append(stmts, store.CommonSchema()...) {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("app schema: %w", err)
 		}
@@ -158,6 +162,9 @@ func (db *DB) NewQueue(cfg *river.Config) (store.Queue, error) {
 
 // Ping checks the pool.
 func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
+
+// Check sees nothing: a PostgreSQL database is checked by Ping.
+func (db *DB) Check() error { return nil }
 
 // Close closes the pool.
 func (db *DB) Close() error { db.pool.Close(); return nil }

@@ -6,8 +6,11 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 
 	"github.com/riverqueue/river"
@@ -26,6 +29,8 @@ import (
 type DB struct {
 	write *sql.DB
 	read  *sql.DB
+	path  string      // the database file, absolute
+	file  os.FileInfo // the file opened (Check compares it with what path names now)
 }
 
 var _ store.Store = (*DB)(nil)
@@ -64,10 +69,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
-	db := &DB{write: w, read: r}
+	db := &DB{write: w, read: r, path: abs}
 	if err := migrate(ctx, w); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if db.file, err = os.Stat(abs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", abs, err)
 	}
 	return db, nil
 }
@@ -86,7 +95,7 @@ const jobTable = `CREATE TABLE IF NOT EXISTS autocut_job (
 	original_at INTEGER NOT NULL DEFAULT 0,
 	output_at   INTEGER NOT NULL DEFAULT 0,
 	doc         TEXT NOT NULL
-)` // the lease columns are added by migrate
+)` // the columns added after the first release are added by migrate
 
 // migrate brings River's schema and the job layer's tables up to date.
 func migrate(ctx context.Context, db *sql.DB) error {
@@ -101,7 +110,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("app schema: %w", err)
 	}
 	// Columns added after the first release, before the indexes and the rest.
-	for _, col := range store.LeaseColumns() {
+	for _, col := range store.AddedColumns() {
 		var n int
 		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('autocut_job') WHERE name = ?`, col.Name).Scan(&n); err != nil {
 			return fmt.Errorf("app schema: %w", err)
@@ -148,8 +157,32 @@ func (db *DB) NewQueue(cfg *river.Config) (store.Queue, error) {
 	return store.NewQueue[*sql.Tx](client, txAdapter{db.write}), nil
 }
 
-// Ping checks the read pool.
-func (db *DB) Ping(ctx context.Context) error { return db.read.PingContext(ctx) }
+// Ping checks the file (Check) and the read pool.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.Check(); err != nil {
+		return err
+	}
+	return db.read.PingContext(ctx)
+}
+
+// Check reports a database file that is no longer the one opened (deleted
+// or replaced: SQLite would go on writing to the unlinked file, lost at
+// the next start) or that cannot be written.
+func (db *DB) Check() error {
+	st, err := os.Stat(db.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("the database file %s is gone (deleted or moved while the server runs): restore it, or restart the server", db.path)
+	case err != nil:
+		return fmt.Errorf("the database file %s: %w", db.path, err)
+	case !os.SameFile(st, db.file):
+		return fmt.Errorf("the database file %s is not the file opened (replaced while the server runs): restart the server", db.path)
+	}
+	if err := writable(db.path); err != nil {
+		return fmt.Errorf("the database file %s is read-only: %w", db.path, err)
+	}
+	return nil
+}
 
 // Close closes both pools.
 func (db *DB) Close() error {

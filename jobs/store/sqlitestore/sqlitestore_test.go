@@ -3,7 +3,10 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/autocut-dev/autocut/jobs/store"
@@ -61,5 +64,43 @@ func TestMigrations(t *testing.T) {
 	defer db.Close()
 	if n, err := db.Write().Exec(ctx, `UPDATE autocut_job SET status = ? WHERE id = ?`, "failed", "job_1"); err != nil || n != 1 {
 		t.Errorf("write: %d rows, %v", n, err)
+	}
+}
+
+// TestCheck: Check (and Ping) report a database file deleted or replaced
+// under the open database, and nothing once the file opened is back.
+func TestCheck(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "autocut.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Check(); err != nil {
+		t.Fatalf("a database just opened: %v", err)
+	}
+	moved := filepath.Join(dir, "moved.db")
+	if err := os.Rename(path, moved); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		prep func() error
+		says string // "" for no error
+	}{
+		{"deleted", func() error { return nil }, "is gone"},
+		{"replaced", func() error { return os.WriteFile(path, nil, 0o640) }, "is not the file opened"},
+		{"back", func() error { return os.Rename(moved, path) }, ""},
+	} {
+		if err := tc.prep(); err != nil {
+			t.Fatal(err)
+		}
+		for what, err := range map[string]error{"Check": db.Check(), "Ping": db.Ping(ctx)} {
+			if got := fmt.Sprint(err); (tc.says == "") != (err == nil) || !strings.Contains(got, tc.says) {
+				t.Errorf("%s: %s = %v, want an error saying %q", tc.name, what, err, tc.says)
+			}
+		}
 	}
 }
