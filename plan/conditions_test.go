@@ -142,12 +142,16 @@ type codecLimit struct {
 // 95th percentile of the 10 ms levels), where the pause threshold keeps
 // its margin of 24 dB under that level (dsp's bedDepthDb) and the voice
 // classification takes anything within 10 dB of it for sound (dsp's
-// bgMaxDb), and nothing is cut over pink noise, hum or crosstalk. Flag-only
+// bgMaxDb), and nothing is cut over pink noise, hum or crosstalk. Since a
+// faint voice is speech unless crosstalk is cut (issue 42), the codecs
+// plan 1.01 % (MP3) and 3.22 % (Opus) apart, MP3 removes 91.1 % over vinyl
+// and Opus 92.9 % over music, and one case of MP3 and of the clip has a
+// boundary P95 over 40 ms. Flag-only
 // conditions (codecFlagOnly) have no floors: they are logged and compared.
 var codecLimits = map[string]codecLimit{
-	"mp3-64k":  {mixLimits{maxClipMs: 30, floor: codecFloor15(92, 96, 97, 96, 95, 95)}, 1, 0},
-	"opus-24k": {mixLimits{maxClipMs: 30, maxP95Cases: 1, maxP95Bar: 1, floor: codecFloor15(94, 95, 95, 95, 96, 95)}, 2.5, 1},
-	"clip+12":  {mixLimits{maxClipMs: 30, floor: codecFloor15(92, 96, 96, 96, 95, 95)}, 1, 0},
+	"mp3-64k":  {mixLimits{maxClipMs: 30, maxP95Cases: 1, maxP95Bar: 1, floor: codecFloor15(91, 96, 97, 96, 95, 95)}, 1.1, 0},
+	"opus-24k": {mixLimits{maxClipMs: 30, maxP95Cases: 1, maxP95Bar: 1, floor: codecFloor15(94, 95, 95, 92, 96, 95)}, 3.3, 1},
+	"clip+12":  {mixLimits{maxClipMs: 30, maxP95Cases: 1, maxP95Bar: 1, floor: codecFloor15(92, 96, 96, 96, 95, 95)}, 1, 0},
 	"comp":     {lim: mixLimits{maxClipMs: 30, maxP95Cases: 3, maxP95Bar: 3, floor: codecFloor15(52, 0, 0, 2, 93, 0)}},
 	"mp3-128k": {cutPct: 100},
 	"aac-64k":  {cutPct: 100},

@@ -323,11 +323,11 @@ type tuning struct {
 	// speech by the network, or loud over its floor by level) is a voice
 	// and stays (dsp.NonSpeech's keepVoiced); with crosstalk cut, none
 	// stays. Fitted on the tune part by TestSweepKeepVoiced, by the rule
-	// "the least of a quieter voice lost; within 10 % of that, the most
-	// pause removed": 8 frames lose 4.33 s of the conversations' quieter
-	// voice (5 frames 4.06 s, 15 frames 13.2 s, the rule everywhere 433 s)
-	// and cut 48.9 % of the keystrokes' pause time (5: 43.6 %; everywhere:
-	// 69.8 %).
+	// "the least of a quieter voice lost (over every conversational preset
+	// and full removal); within 10 % of that, the most pause removed": 5
+	// frames lose 28.1 s over the tune conversations (1 frame 26.0 s, 8
+	// frames 34.1 s, the rule for everyone 2162 s) and cut 43.6 % of the
+	// keystrokes' pause time (1: 43.0 %; everyone: 69.8 %).
 	keepVoicedFrames int
 }
 
@@ -341,7 +341,7 @@ var defaultTuning = tuning{smooth: 5, maxHystDb: 12, minHystDb: 1, explicitHystD
 	edgeWideWin: 3000, edgeWideMaxDb: 2,
 	fgBedDb: 9, fgSpeechDb: 16, fgRejectDb: 8, fgRawDb: 7, fgHeardMin: 0.12, fgMin: 4, fgNear: 60, fgRawMin: 3,
 	bandExcessDb: 20, bandBedQ: 0.95, bandMinFrames: 100, bandSpreadDb: 10, bandVoicedMax: 0.2, bandSNRDb: 25,
-	keepVoicedFrames: 8}
+	keepVoicedFrames: 5}
 
 // island is a detected stretch of speech: [rs, re) as the level detection
 // found it (raw), [s, e) after the decay/onset protection and padding; fg
