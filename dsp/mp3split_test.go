@@ -73,6 +73,7 @@ func openSplit(t *testing.T, dec Decoder, path string) (Stream, splitter, mp3Spl
 // same loudness, peaks and blocks within rounding, and voice classes that
 // differ in at most a few frames after the split point.
 func TestSplitMP3MatchesOnePiece(t *testing.T) {
+	testtier.Slow(t, "3.5 minutes of speech as MP3 decoded whole and in halves, about 25 s")
 	if !(FFmpegDecoder{}).Available() {
 		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
 	}
@@ -177,6 +178,7 @@ func equal32(t *testing.T, what string, got, want []float32) {
 // with the first's (here the plan places them one MP3 frame off), the
 // halves are dropped and the file is analysed again in one piece.
 func TestSplitMP3Misaligned(t *testing.T) {
+	testtier.Slow(t, "MP3 halves over misaligned frames, about 20 s")
 	if !(FFmpegDecoder{}).Available() {
 		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
 	}
