@@ -212,3 +212,41 @@ func TestAnalyzeTruncatedMP3(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeTruncatedContainer: an MP4 (its index at the start) cut to
+// half its bytes decodes what it holds and the analysis says it is
+// truncated (it did not: only WAV and MP3 headers were compared); the
+// whole files, audio alone or with a picture, get no such warning.
+func TestAnalyzeTruncatedContainer(t *testing.T) {
+	if !(FFmpegDecoder{}).Available() {
+		t.Skip("ffmpeg is not installed (scripts/test.sh installs it)")
+	}
+	ctx := context.Background()
+	m4a := ffmpegGen(t, "in.m4a", "-f", "lavfi", "-i", "sine=frequency=440:duration=20", "-c:a", "aac", "-movflags", "+faststart")
+	mp4 := ffmpegGen(t, "in.mp4", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=10", "-f", "lavfi", "-i", "sine=frequency=440:duration=10",
+		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "-shortest")
+	for _, path := range []string{m4a, mp4} {
+		a, err := AnalyzeWith(ctx, AutoDecoder{}, path, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		if hasWarning(a, WarnTruncated) {
+			t.Errorf("%s, whole: warnings %q", filepath.Base(path), a.Warnings)
+		}
+	}
+	b, err := os.ReadFile(m4a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.m4a")
+	if err := os.WriteFile(cut, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := AnalyzeWith(ctx, AutoDecoder{}, cut, nil)
+	if err != nil {
+		t.Fatalf("cut: %v", err)
+	}
+	if !hasWarning(a, WarnTruncated) || a.Input.Duration > 15 {
+		t.Errorf("cut to half: %.2f s, warnings %q; want about 10 s and one saying the input is truncated", a.Input.Duration, a.Warnings)
+	}
+}

@@ -101,13 +101,23 @@ const WarnTruncated = "truncated input"
 // decoder's Info at the start) counted more frames than were decoded (got:
 // the analysis's Input), else "". Only a WAV's header and an MP3's
 // Xing/Info tag count the frames exactly (an MP3's within one of its
-// frames, 1152 samples: decoders differ by a part of one at the end).
+// frames, 1152 samples: decoders differ by a part of one at the end). The
+// containers whose header states a duration (headDurationFormats: MP4,
+// Matroska, FLAC, AIFF) are truncated when the audio decoded falls short
+// of it by more than containerSlackSec or containerSlackShare of it (an
+// audio track may end a little before the picture, or carry priming).
 func truncation(header, got Info) string {
 	slack := int64(0)
-	switch header.Format {
-	case "wav":
-	case "mp3":
+	switch {
+	case header.Format == "wav":
+	case header.Format == "mp3":
 		slack = 1152
+	case headDurationFormats[header.Format]:
+		if header.Duration <= 0 || got.Duration >= header.Duration-max(containerSlackSec, containerSlackShare*header.Duration) {
+			return ""
+		}
+		return fmt.Sprintf("%s: its header gives %.3f s, the file holds %.3f s; the analysis covers what it holds",
+			WarnTruncated, header.Duration, got.Duration)
 	default:
 		return ""
 	}
@@ -117,6 +127,13 @@ func truncation(header, got Info) string {
 	return fmt.Sprintf("%s: its header gives %.3f s, the file holds %.3f s; the analysis covers what it holds",
 		WarnTruncated, header.Duration, got.Duration)
 }
+
+// How far a container's decoded audio may fall short of the duration its
+// header states before truncation says so: 1 s, or 2 % of it.
+const (
+	containerSlackSec   = 1.0
+	containerSlackShare = 0.02
+)
 
 // inputSize is the size of r in bytes when r tells it (a Size method, or
 // a regular file), else -1.
