@@ -99,7 +99,10 @@ func mergeFillers(f []Filler) []Filler {
 // FillerCuts turns a transcript's fillers into cuts with reason "filler",
 // padded by pad seconds on each side (so the join does not keep a breath of
 // the filler); the planner merges them with neighbouring silences. A pad
-// under 0, NaN or infinite is 0.
+// under 0, NaN or infinite is 0. A filler is never cut into a recognised
+// word: one that overlaps a word of the transcript that is not its own
+// (the "um" an acoustic detector hears inside "modem") is left out, and
+// the padding stops at the words on either side.
 func FillerCuts(t *Transcript, pad float64) []plan.Cut {
 	if t == nil {
 		return nil
@@ -109,7 +112,11 @@ func FillerCuts(t *Transcript, pad float64) []plan.Cut {
 	}
 	var out []plan.Cut
 	for _, f := range t.Fillers {
-		s, e := max(f.Start-pad, 0), f.End+pad
+		lo, hi, inWord := wordsBeside(t.Words, f)
+		if inWord {
+			continue
+		}
+		s, e := max(f.Start-pad, 0, lo), min(f.End+pad, hi)
 		if n := len(out); n > 0 && s <= out[n-1].End {
 			out[n-1].End = max(out[n-1].End, e)
 			continue
@@ -117,4 +124,30 @@ func FillerCuts(t *Transcript, pad float64) []plan.Cut {
 		out = append(out, plan.Cut{Start: s, End: e, Reason: plan.ReasonFiller})
 	}
 	return out
+}
+
+// ownWordSlack is how far (s) a word may reach past a filler's edges and
+// still be the filler's own (an engine's word and filler times differ by
+// a frame or two).
+const ownWordSlack = 0.03
+
+// wordsBeside returns, for filler f, the end of the last word before it
+// and the start of the first word after it (0 and +Inf when none), and
+// whether it overlaps a word that is not its own (one lying within its
+// span, ownWordSlack either side).
+func wordsBeside(words []Word, f Filler) (lo, hi float64, inWord bool) {
+	lo, hi = 0, math.Inf(1)
+	for _, w := range words {
+		switch {
+		case w.Start >= f.Start-ownWordSlack && w.End <= f.End+ownWordSlack:
+			// the filler's own word
+		case w.End <= f.Start:
+			lo = max(lo, w.End)
+		case w.Start >= f.End:
+			hi = min(hi, w.Start)
+		default:
+			return lo, hi, true
+		}
+	}
+	return lo, hi, false
 }

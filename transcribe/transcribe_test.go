@@ -310,3 +310,32 @@ func TestPocketsphinxLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestFillerCutsSpareWords: a filler is never cut into a recognised word.
+// One inside a word (an "um" heard in the middle of "modem") is left out;
+// one beside words is padded only up to them; the filler's own word (the
+// same sound, times a frame apart) does not count.
+func TestFillerCutsSpareWords(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		words  []Word
+		filler Filler
+		want   []plan.Cut
+	}{
+		{"inside a word", []Word{{"the", 0.5, 0.7, 0.9}, {"modem", 0.7, 1.2, 0.9}}, Filler{Word: "um", Start: 0.9, End: 1.1},
+			nil},
+		{"over a word's end", []Word{{"modem", 0.7, 1.0, 0.9}}, Filler{Word: "um", Start: 0.95, End: 1.3},
+			nil},
+		{"its own word", []Word{{"so", 0.2, 0.5, 0.9}, {"um", 0.98, 1.32, 0.8}, {"yes", 1.8, 2.0, 0.9}}, Filler{Word: "um", Start: 1, End: 1.3},
+			[]plan.Cut{{Start: 0.95, End: 1.35, Reason: plan.ReasonFiller}}},
+		{"padding stops at the words beside", []Word{{"so", 0.2, 0.98, 0.9}, {"yes", 1.32, 2.0, 0.9}}, Filler{Word: "um", Start: 1, End: 1.3},
+			[]plan.Cut{{Start: 0.98, End: 1.32, Reason: plan.ReasonFiller}}},
+		{"no words (an acoustic detector)", nil, Filler{Word: "um", Start: 1, End: 1.3},
+			[]plan.Cut{{Start: 0.95, End: 1.35, Reason: plan.ReasonFiller}}},
+	} {
+		got := FillerCuts(&Transcript{Words: tc.words, Fillers: []Filler{tc.filler}}, 0.05)
+		if diff := cmp.Diff(tc.want, got, cmpFloat()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
