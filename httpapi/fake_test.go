@@ -70,7 +70,7 @@ func (f *fakeService) Create(ctx context.Context, req jobs.CreateRequest, media 
 	defer f.mu.Unlock()
 	id := fmt.Sprintf("job_%03d", len(f.order)+1)
 	j := &apiv1.Job{ID: id, Status: apiv1.StatusAnalyzing, Input: apiv1.Input{Name: req.Name},
-		Params: apiv1.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200, MinSpeechMs: 100},
+		Params: apiv1.Params{MinSilenceSec: 0.5, KeepSilenceMs: 200, MinSpeechMs: 100, Crosstalk: "keep"},
 		Export: apiv1.Export{Format: "mp3", Normalize: "none"}, AutoExport: true, CreatedAt: time.Unix(1700000000, 0).UTC()}
 	f.jobs[id] = j
 	f.owners[id] = req.Owner

@@ -431,7 +431,7 @@ func TestJobView(t *testing.T) {
 		// timelines is an object from the start (its URLs answer 409 until the plan).
 		"timelines":  map[string]any{"fcpxml": tl + "fcpxml", "premiere": tl + "premiere", "edl": tl + "edl", "otio": tl + "otio", "csv": tl + "csv"},
 		"input":      map[string]any{"name": "passwd.wav", "type": "", "duration": nil},
-		"params":     map[string]any{"thresholdDb": nil, "minSilenceSec": 0.5, "keepSilenceMs": 200.0, "minSpeechMs": 100.0},
+		"params":     map[string]any{"thresholdDb": nil, "minSilenceSec": 0.5, "keepSilenceMs": 200.0, "minSpeechMs": 100.0, "crosstalk": "keep"},
 		"export":     map[string]any{"format": "mp3", "normalize": "none", "denoise": false, "rumble": false, "cutFillers": false},
 		"transcribe": false, "autoExport": true, "createdAt": "2023-11-14T22:13:20Z", "updatedAt": "0001-01-01T00:00:00Z",
 		"warnings": []any{}, // an array from the start, [] until the plan
