@@ -218,7 +218,7 @@ func TestTimedWords(t *testing.T) {
 				}
 				if in > (e-s)/2 {
 					lost[k]++
-					lines = append(lines, fmt.Sprintf("%s %s: %q at %.2f-%.2f s (%.0f of its loudest %.0f ms cut)", r.part, name, w.text, w.start, w.end, 1000*in, 1000*(e-s)))
+					lines = append(lines, fmt.Sprintf("%s %s %s: %q at %.2f-%.2f s (%.0f of its loudest %.0f ms cut)", r.part, name, filepath.Base(r.audio), w.text, w.start, w.end, 1000*in, 1000*(e-s)))
 				}
 			}
 		}
