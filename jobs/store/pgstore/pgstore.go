@@ -260,9 +260,56 @@ func (e pgExec) Query(ctx context.Context, query string, args ...any) (store.Row
 			if err != nil {
 				return nil, err
 			}
-			return r, nil
+			return &retryRows{Rows: r, e: e, ctx: ctx, query: query, args: args, try: try}, nil
 		}
 	}
+}
+
+// retryRows are a read's rows that run the read again when its connection
+// broke before the first row (pgx may report the break from the rows, not
+// from Query), as pgExec runs a read again: once more at most, on a new
+// connection. Once a row was read, a break ends the rows (Err).
+type retryRows struct {
+	store.Rows
+	e       pgExec
+	ctx     context.Context
+	query   string
+	args    []any
+	try     int
+	started bool
+	err     error
+}
+
+func (r *retryRows) Next() bool {
+	for {
+		if r.Rows.Next() {
+			r.started = true
+			return true
+		}
+		if r.started || r.err != nil {
+			return false
+		}
+		more, err := r.e.failed(r.ctx, r.try, r.Rows.Err())
+		if !more {
+			r.err = err
+			return false
+		}
+		r.Rows.Close()
+		r.try++
+		rows, err := r.e.q.Query(r.ctx, r.e.rb.get(r.query), r.args...)
+		if err != nil {
+			_, r.err = r.e.failed(r.ctx, lastTry, err)
+			return false
+		}
+		r.Rows = rows
+	}
+}
+
+func (r *retryRows) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.Rows.Err()
 }
 
 func (e pgExec) QueryRow(ctx context.Context, query string, args ...any) store.Scanner {
