@@ -53,7 +53,7 @@ else
 fi
 realdata_summary() {
   local ran skipped partial
-  count() { grep "^$1"$'\t' "$realdata_log" | cut -f2 | sort -u | wc -l; }
+  count() { { grep "^$1"$'\t' "$realdata_log" || true; } | cut -f2 | sort -u | wc -l; }
   ran=$(count ran)
   skipped=$(count skipped)
   partial=$(count partial)
