@@ -111,7 +111,7 @@ func BenchmarkMake3hVoiced(b *testing.B) {
 	}
 	p := DefaultPreset().Params
 	p.Crosstalk = CrosstalkCut
-	if m := dsp.NonSpeech(&a.Envelope, dsp.SmoothedLevels(a.Envelope.RMSDb), a.SpeechLevelDb, faintDepth(p), 0); m == nil {
+	if m := dsp.NonSpeech(&a.Envelope, dsp.SmoothedLevels(a.Envelope.RMSDb), a.SpeechLevelDb, CrosstalkDepthDb, 0); m == nil {
 		b.Fatal("the voice rules do not run on this envelope")
 	}
 	b.ReportAllocs()

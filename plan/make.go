@@ -91,7 +91,7 @@ func makeTuned(a *dsp.Analysis, p Params, extra []Cut, tu tuning) (*Plan, error)
 	eff.ThresholdDb = &thr
 	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
 
-	mk := maker{env: env, orig: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: tu, auto: p.ThresholdDb == nil, faint: faintDepth(p), keepVoiced: keepVoiced(p, tu), peakDb: a.Loudness.SamplePeak, tb: newDBTable()}
+	mk := maker{env: env, orig: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: tu, auto: p.ThresholdDb == nil, faint: CrosstalkDepthDb, keepVoiced: keepVoiced(p, tu), peakDb: a.Loudness.SamplePeak, tb: newDBTable()}
 	if mk.auto {
 		// Ends turned down (dsp.GainDrop) are planned at the gain of the
 		// rest: the automatic threshold and the voice rules were measured
@@ -167,7 +167,7 @@ type maker struct {
 	peakDb     float64 // the input's sample peak, dBFS
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
-	faint      float64 // faint-voice depth (faintDepth: Params.Crosstalk)
+	faint      float64 // faint-voice depth: CrosstalkDepthDb in either crosstalk mode (keepVoiced tells them apart)
 	keepVoiced int     // the faint-voice rule spares voiced runs this long (keepVoiced)
 	open       float64 // the threshold detection used (reported in the plan)
 	bg         []bool  // frames the voice classification puts in the background (automatic threshold only)
@@ -1219,7 +1219,7 @@ func (m *maker) closedAnchor(a, first int, r edgeRule) int {
 // last) past each run of frames at r's burst level that stands apart from
 // the rest: more than tu.edgeOnsetGap frames under the burst level follow
 // it (more than the onset bridges, see follow), and it peaks more than the
-// faint-voice depth (faintDepth; 0: off) under the speech level.
+// faint-voice depth (m.faint; 0: off) under the speech level.
 // Such a run is a sound of its own just before the word (a note of a music
 // bed, a faint other voice), not the word's onset: follow would not have
 // reached it from the word, and a sound that faint counts as pause where

@@ -478,11 +478,6 @@ const CrosstalkDepthDb = 15
 // CrosstalkModes returns the values Params.Crosstalk may take.
 func CrosstalkModes() []string { return []string{CrosstalkKeep, CrosstalkCut} }
 
-// faintDepth returns the depth under the speech level at which a sound is
-// pause (the faint-voice rule): CrosstalkDepthDb in either mode; with
-// crosstalk kept, a voice the network hears is spared (keepVoiced).
-func faintDepth(Params) float64 { return CrosstalkDepthDb }
-
 // keepVoiced returns how many consecutive frames the network must hear as
 // speech for a faint stretch to stay: tu.keepVoicedFrames with crosstalk
 // kept, 0 (none stays) with crosstalk cut.
