@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autocut-dev/autocut/internal/testtier"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
@@ -491,9 +492,7 @@ func TestBrowserReloadKeepsEdits(t *testing.T) {
 // time from the upload's end to the editable waveform is logged, with the
 // analysis's end as the API shows it (polled every 20 ms).
 func TestBrowserReviewFirst(t *testing.T) {
-	if os.Getenv("AUTOCUT_SLOW") == "" {
-		t.Skip("slow tier: set AUTOCUT_SLOW=1")
-	}
+	testtier.Slow(t, "a 30-minute file through upload, analysis and render")
 	s := newSite(t)
 	long := s.genLong("long.wav")
 	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))

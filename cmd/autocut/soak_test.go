@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // TestSoakHeavyKey (slow tier): the real server under 200 pollers of one
@@ -24,9 +26,7 @@ import (
 // from 50 connections at once. The pollers' p99 with the heavy key stays
 // within 3x of theirs without it, and the server's RSS under 400 MB.
 func TestSoakHeavyKey(t *testing.T) {
-	if os.Getenv("AUTOCUT_SLOW") == "" {
-		t.Skip("slow tier: set AUTOCUT_SLOW=1")
-	}
+	testtier.Slow(t, "two 60 s phases of load on the real server")
 	const (
 		pollers   = 200
 		uploaders = 16
