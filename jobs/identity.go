@@ -71,6 +71,22 @@ func (m *Manager) storeEmpty(ctx context.Context) (bool, error) {
 // mediaHoldsJobs reports whether the media storage holds a file of a job
 // (a key the job layer writes).
 func (m *Manager) mediaHoldsJobs(ctx context.Context) (bool, error) {
+	holds := false
+	errs := m.walkMedia(ctx, func(obj *blob.ListObject) bool {
+		_, holds = parseKey(obj.Key)
+		return !holds
+	})
+	if holds {
+		return true, nil
+	}
+	return false, errors.Join(errs...)
+}
+
+// walkMedia calls f with each file listed under the prefixes the job layer
+// writes (originals/, analyses/, outputs/) until f returns false. A listing
+// error ends that prefix's walk; the errors are returned.
+func (m *Manager) walkMedia(ctx context.Context, f func(*blob.ListObject) bool) []error {
+	var errs []error
 	for _, prefix := range []string{"originals/", "analyses/", "outputs/"} {
 		it := m.bucket.List(&blob.ListOptions{Prefix: prefix})
 		for {
@@ -79,14 +95,18 @@ func (m *Manager) mediaHoldsJobs(ctx context.Context) (bool, error) {
 				break
 			}
 			if err != nil {
-				return false, fmt.Errorf("list %s: %w", prefix, err)
+				errs = append(errs, fmt.Errorf("list %s: %w", prefix, err))
+				break
 			}
-			if _, ok := parseKey(obj.Key); ok && !obj.IsDir {
-				return true, nil
+			if obj.IsDir {
+				continue
+			}
+			if !f(obj) {
+				return errs
 			}
 		}
 	}
-	return false, nil
+	return errs
 }
 
 // sweepRefusal returns why the orphan sweep may not delete what it cannot

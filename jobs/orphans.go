@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -159,44 +158,36 @@ func (m *Manager) sweepOrphans(ctx context.Context, now time.Time) (int, error) 
 	}
 	removed := 0
 	var errs []error
-	for _, prefix := range []string{"originals/", "analyses/", "outputs/"} {
-		it := m.bucket.List(&blob.ListOptions{Prefix: prefix})
-		for {
-			obj, err := it.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("orphans: list %s: %w", prefix, err))
-				break
-			}
-			if obj.IsDir || !obj.ModTime.Before(before) {
-				continue
-			}
-			k, ok := parseKey(obj.Key)
-			if !ok || (partialOnly && !k.tmp) {
-				continue // not a key of ours, or a finished file the records cannot vouch for: left alone
-			}
-			rec, err := lookup(k.id)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("orphans: %w", err))
-				continue
-			}
-			if !orphan(obj.Key, k, rec) {
-				continue
-			}
-			// A key that a new run may write again (analyses/<id>.bin)
-			// is checked once more just before it goes.
-			if a, err := m.bucket.Attributes(ctx, obj.Key); err != nil || !a.ModTime.Before(before) {
-				continue
-			}
-			if err := m.bucket.Delete(ctx, obj.Key); err != nil && !isBlobNotFound(err) {
-				errs = append(errs, fmt.Errorf("orphans: delete %s: %w", obj.Key, err))
-				continue
-			}
-			m.log.Info("orphan removed", "key", obj.Key, "job", k.id, "job_exists", rec != nil, "modified", obj.ModTime)
-			removed++
+	for _, err := range m.walkMedia(ctx, func(obj *blob.ListObject) bool {
+		if !obj.ModTime.Before(before) {
+			return true
 		}
+		k, ok := parseKey(obj.Key)
+		if !ok || (partialOnly && !k.tmp) {
+			return true // not a key of ours, or a finished file the records cannot vouch for: left alone
+		}
+		rec, err := lookup(k.id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("orphans: %w", err))
+			return true
+		}
+		if !orphan(obj.Key, k, rec) {
+			return true
+		}
+		// A key that a new run may write again (analyses/<id>.bin)
+		// is checked once more just before it goes.
+		if a, err := m.bucket.Attributes(ctx, obj.Key); err != nil || !a.ModTime.Before(before) {
+			return true
+		}
+		if err := m.bucket.Delete(ctx, obj.Key); err != nil && !isBlobNotFound(err) {
+			errs = append(errs, fmt.Errorf("orphans: delete %s: %w", obj.Key, err))
+			return true
+		}
+		m.log.Info("orphan removed", "key", obj.Key, "job", k.id, "job_exists", rec != nil, "modified", obj.ModTime)
+		removed++
+		return true
+	}) {
+		errs = append(errs, fmt.Errorf("orphans: %w", err))
 	}
 	n, err := m.abortUploads(ctx, before, lookup)
 	removed += n
