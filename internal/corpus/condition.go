@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -37,6 +38,28 @@ type Condition struct {
 	// file from the mix (codec, bit rate, channels, rate, filters); nil
 	// with Ext ".wav": the mix as 16-bit PCM, as it is (after DriveDb).
 	FFmpeg []string
+	// BreathDb: a breath blast on the microphone (Breath) starts with every
+	// other speech run of the truth, this far over the active speech level
+	// (MixTruth.SpeechDb) in RMS at the burst's middle; 0: none.
+	BreathDb float64
+}
+
+// Breath blasts (BreathDb): breath or wind on a close microphone, a burst
+// of breathHz, so low that the rumble filter of every preset takes it out,
+// lasting breathSec under a Hann window from the run's start. The truth
+// is the clean voice's: a blast is no speech.
+const (
+	breathHz  = 35.0
+	breathSec = 0.25
+)
+
+// Breath returns the condition of breath blasts on the microphone: a
+// speaker with a cold whose every other phrase opens with a 35 Hz blast
+// 25 dB over the speech level (RMS, at its middle; the sum clipped at full
+// scale), written as 16-bit PCM. It is not among Conditions: the plan
+// measures it apart (plan's TestBreathMix).
+func Breath() Condition {
+	return Condition{Name: "breath", Ext: ".wav", BreathDb: 25}
 }
 
 // The compressor of CompDb: a broadcast chain's, fast enough to act
@@ -84,8 +107,11 @@ func LookupCondition(name string) (Condition, error) {
 // into a clip.
 func (c Condition) Apply(ctx context.Context, x *Mixed, dir string) (string, error) {
 	y := x
+	if c.BreathDb != 0 {
+		y = breathed(y, c.BreathDb)
+	}
 	if c.DriveDb != 0 {
-		y = clipped(x, c.DriveDb)
+		y = clipped(y, c.DriveDb)
 	}
 	out := filepath.Join(dir, x.Truth.Name+"-"+c.Name+c.Ext)
 	if c.FFmpeg == nil && c.CompDb == 0 {
@@ -120,6 +146,27 @@ func (c Condition) Apply(ctx context.Context, x *Mixed, dir string) (string, err
 		return "", fmt.Errorf("corpus: %s under %s: %w: %s", x.Truth.Name, c.Name, err, stderr.String())
 	}
 	return out, nil
+}
+
+// breathed returns x with a breath blast (BreathDb) at the start of every
+// other speech run of its truth, db over the active speech level at its middle
+// (the sum clipped at full scale).
+func breathed(x *Mixed, db float64) *Mixed {
+	y := &Mixed{Samples: slices.Clone(x.Samples), Rate: x.Rate, Truth: x.Truth}
+	amp := math.Pow(10, (x.Truth.SpeechDb+db)/20) * math.Sqrt2
+	n := int(breathSec * float64(x.Rate))
+	for k, iv := range x.Truth.Speech {
+		if k%2 == 1 {
+			continue
+		}
+		i0 := int(iv.Start * float64(x.Rate))
+		for j := 0; j < n && i0+j < len(y.Samples); j++ {
+			w := 0.5 - 0.5*math.Cos(2*math.Pi*float64(j)/float64(n))
+			v := float64(y.Samples[i0+j]) + amp*w*math.Sin(2*math.Pi*breathHz*float64(j)/float64(x.Rate))
+			y.Samples[i0+j] = float32(max(-1, min(32767.0/32768, v)))
+		}
+	}
+	return y
 }
 
 // clipped returns x raised by db and hard-clipped at full scale (on the
