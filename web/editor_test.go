@@ -1031,3 +1031,73 @@ func TestBrowserKeyboardStays(t *testing.T) {
 	}
 	s.noErrors()
 }
+
+// TestBrowserNewJobAsks: starting another job while the open one has an
+// edit not applied asks first; declined, the open job and its edit stay;
+// accepted, the new job opens and the edit waits in this browser. (A new
+// job replaced the open one's unapplied edit with no word.)
+func TestBrowserNewJobAsks(t *testing.T) {
+	s := newSite(t)
+	var prompts []string
+	accept := false
+	chromedp.ListenTarget(s.ctx, func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			s.mu.Lock()
+			prompts = append(prompts, string(d.Type)+": "+d.Message)
+			yes := accept
+			s.mu.Unlock()
+			go chromedp.Run(s.ctx, page.HandleJavaScriptDialog(yes))
+		}
+	})
+	asked := func() []string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return append([]string(nil), prompts...)
+	}
+	s.openTalk("talk.wav", 2)
+	id := s.job().ID
+	r := s.regions()
+	x, y := s.canvasPoint((r[1].Start+r[1].End)/2, 0.5)
+	s.run(chromedp.MouseClickXY(x, y))
+	s.selAct("toggle")
+	edited := s.regions()
+
+	other := s.gen("other.wav", "-f", "lavfi", "-i", "anoisesrc=color=pink:seed=5:amplitude=0.4:d=20", "-af", talkFilter)
+	s.settle()
+	s.startJob(other)
+	// The question, if any, is answered before the page runs on: a state
+	// read after it sees what the answer left.
+	s.eval(`new Promise((done) => setTimeout(() => done(true), 0))`, nil)
+	if got := asked(); len(got) != 1 || !strings.HasPrefix(got[0], "confirm: ") || !strings.Contains(got[0], "not applied") {
+		t.Fatalf("Start with an edit not applied: dialogs %q, want one confirm about it", got)
+	}
+	var still string
+	s.eval(`state.job && state.job.id`, &still)
+	if still != id {
+		t.Errorf("declined, the open job is %q, want %q", still, id)
+	}
+	if d := cmp.Diff(edited, s.regions(), sameRegions); d != "" {
+		t.Errorf("declined, the edit changed (-before +after):\n%s", d)
+	}
+
+	s.mu.Lock()
+	accept = true
+	s.mu.Unlock()
+	tok := s.token()
+	s.startJob(other)
+	s.waitEditor(tok, 90*time.Second)
+	var now string
+	s.eval(`state.job.id`, &now)
+	if now == id {
+		t.Errorf("accepted, the old job %s is still open", id)
+	}
+	if got := asked(); len(got) != 2 {
+		t.Errorf("dialogs %q, want two confirms", got)
+	}
+	var saved bool
+	s.eval(fmt.Sprintf(`localStorage.getItem("autocut.edit.%s") !== null`, id), &saved)
+	if !saved {
+		t.Errorf("the old job's edit is not kept in the browser")
+	}
+	s.noErrors()
+}

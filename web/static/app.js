@@ -262,10 +262,20 @@ function options() {
   return o;
 }
 
+// leaveEdits asks, when the open job has edits not applied, whether to
+// leave it for another job (the edits stay in this browser and come back
+// when it is opened again); true when there is nothing to ask or the user
+// agrees.
+function leaveEdits() {
+  if (!state.env || !unapplied()) return true;
+  return confirm(`The edits of ${state.job.input.name} are not applied. They stay saved in this browser and come back when you open it again. Leave it?`);
+}
+
 function start() {
   saveKey();
   say("new-msg", "");
   if (!key()) { say("new-msg", "Type your API key at the top of the page first.", "bad"); $("key").focus(); return; }
+  if (!leaveEdits()) return;
   unfollow();
   if (picked && picked.size === 0) { say("new-msg", `${picked.name} is empty (0 bytes): pick the recording itself.`, "bad"); return; }
   if (picked) upload(picked);
@@ -1496,6 +1506,8 @@ async function refreshList() {
     if (j.plan) parts.push(`${j.plan.stats.savedSec < 60 ? howLong(j.plan.stats.savedSec) : clock(j.plan.stats.savedSec, 0)} saved (${j.plan.stats.savedPct.toFixed(0)}%)`);
     meta.textContent = parts.filter(Boolean).join(" · ");
     open.onclick = guard("list-msg", async () => {
+      // The open job again keeps its edits (they come back from this browser).
+      if (!(state.job && state.job.id === j.id) && !leaveEdits()) return;
       const tok = state.token; // a job started or opened meanwhile wins
       const job = await api("GET", `${JOBS}/${j.id}`);
       if (tok === state.token) follow(job);
