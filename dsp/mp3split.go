@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+
+	"github.com/autocut-dev/autocut/internal/halves"
 )
 
 // An MP3 file is analysed in two halves side by side: one decoder bounds
@@ -449,24 +451,7 @@ func analyzeHalves(ctx context.Context, st splitter, sp mp3Split, info Info, pro
 	}
 	ch := int64(f.Channels)
 
-	var mu sync.Mutex
-	done := [2]float64{}
-	share := [2]float64{float64(sp.at) / float64(sp.total), float64(sp.total-sp.at) / float64(sp.total)}
-	last := 0.0
-	report := func(half int) Progress {
-		if progress == nil {
-			return nil
-		}
-		return func(fr float64) {
-			mu.Lock()
-			defer mu.Unlock()
-			done[half] = fr
-			if v := done[0]*share[0] + done[1]*share[1]; v > last {
-				last = v
-				progress(v)
-			}
-		}
-	}
+	pa, pb := halves.Progress(progress, float64(sp.at)/float64(sp.total))
 
 	a, err := NewAnalyzer(f)
 	if err != nil {
@@ -478,28 +463,32 @@ func analyzeHalves(ctx context.Context, st splitter, sp mp3Split, info Info, pro
 	check := make([]float32, splitCheck*ch)
 	tail := &tailSource{src: bs, skip: sp.at - sp.warm - sp.bFirst, keepAt: sp.warm, keep: make([]float32, splitCheck*ch)}
 
-	var wg sync.WaitGroup
-	var aErr, bErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if bErr = b.warmUp(tail, sp.warm); bErr == nil {
-			bErr = b.run(ctx, tail, float64(sp.total-sp.at), report(1))
-		}
-	}()
-	aErr = a.run(ctx, &headSource{src: st, left: sp.at}, float64(sp.at), report(0))
+	// Either half failing cancels the other: a second half that fails
+	// (its decoder, say) leaves nothing to join, and the file is analysed
+	// again in one piece.
 	var got int
-	if aErr == nil && a.pos == sp.at {
-		got, _ = fill(st, check, int(ch))
-	}
-	st.release() // the rest of the first decoder's output is not needed
-	wg.Wait()
+	err = halves.Run(ctx, func(ctx context.Context) error {
+		defer st.release() // the rest of the first decoder's output is not needed
+		if err := a.run(ctx, &headSource{src: st, left: sp.at}, float64(sp.at), pa); err != nil {
+			return err
+		}
+		if a.pos == sp.at {
+			got, _ = fill(st, check, int(ch))
+		}
+		return nil
+	}, func(ctx context.Context) error {
+		if err := b.warmUp(tail, sp.warm); err != nil {
+			return err
+		}
+		return b.run(ctx, tail, float64(sp.total-sp.at), pb)
+	})
+	var he *halves.Error
 	switch {
-	case aErr != nil:
-		return nil, false, aErr
 	case ctx.Err() != nil:
 		return nil, false, fmt.Errorf("dsp: analysis cancelled: %w", ctx.Err())
-	case bErr != nil || a.pos != sp.at || got != len(check) || tail.kept != len(check):
+	case errors.As(err, &he) && he.Half == 0:
+		return nil, false, he.Err
+	case err != nil || a.pos != sp.at || got != len(check) || tail.kept != len(check):
 		return nil, false, nil
 	}
 	for i := range check {

@@ -21,9 +21,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/halves"
 	"github.com/autocut-dev/autocut/internal/proc"
 	"github.com/autocut-dev/autocut/internal/tail"
 	"github.com/autocut-dev/autocut/plan"
@@ -511,29 +511,18 @@ func measureHalves(ctx context.Context, inputPath string, a *dsp.Analysis, cuts 
 		return nil, false, nil
 	}
 	probe := &chainMeter{rate: rate}
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var ma, mb *chainMeter
-	var errA, errB error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	err = halves.Run(ctx, func(ctx context.Context) (err error) {
 		// A measures two blocks past the split (the cells by it are final),
 		// with room for all the cells: B's are appended to A's (joinMeters).
-		ma, errA = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, min(total, probe.boundary(k+2*cellsPerBlock)), 0, total)
-		if errA != nil {
-			cancel()
-		}
-	}()
-	mb, errB = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, probe.boundary(k0), -1, k0, total-probe.boundary(k0))
-	if errB != nil {
-		cancel()
-	}
-	wg.Wait()
-	if err := pairErr(parent, errA, errB); err != nil {
-		return nil, false, err
+		ma, err = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, min(total, probe.boundary(k+2*cellsPerBlock)), 0, total)
+		return err
+	}, func(ctx context.Context) (err error) {
+		mb, err = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, probe.boundary(k0), -1, k0, total-probe.boundary(k0))
+		return err
+	})
+	if err != nil {
+		return nil, false, halves.Cause(err)
 	}
 	m, ok = joinMeters(ma, mb, k)
 	return m, ok, nil
