@@ -11,7 +11,7 @@ import (
 func TestKWeightingCoefficients48k(t *testing.T) {
 	// ITU-R BS.1770-4, Tables 1 and 2 (48 kHz), through the exported
 	// sections other stages use.
-	shelf, rlb := KWeighting(48000)
+	shelf, rlb := kWeighting(48000)
 	tests := []struct {
 		name      string
 		got, want float64
@@ -38,9 +38,9 @@ func TestKWeightingCoefficients48k(t *testing.T) {
 func response(rate int, f float64) float64 {
 	shelf, rlb := kWeighting(rate)
 	z := cmplx.Exp(complex(0, -2*math.Pi*f/float64(rate)))
-	h := func(q biquad) complex128 {
-		return (complex(q.b0, 0) + complex(q.b1, 0)*z + complex(q.b2, 0)*z*z) /
-			(1 + complex(q.a1, 0)*z + complex(q.a2, 0)*z*z)
+	h := func(q Biquad) complex128 {
+		return (complex(q.B0, 0) + complex(q.B1, 0)*z + complex(q.B2, 0)*z*z) /
+			(1 + complex(q.A1, 0)*z + complex(q.A2, 0)*z*z)
 	}
 	return 20 * math.Log10(cmplx.Abs(h(shelf)*h(rlb)))
 }

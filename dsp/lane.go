@@ -12,7 +12,7 @@ import "math"
 // after the other.
 type lane struct {
 	c, ch      int // the channel, and the channel count
-	shelf, rlb biquad
+	shelf, rlb Biquad
 	k          kState
 	tp         *truePeakMeter // this channel's true peak (tp.max)
 	fma        bool
@@ -78,9 +78,9 @@ func (l *lane) run(p []float32, segs []int32) {
 // of a stereo input run on the two cores side by side instead of
 // interleaved in one.
 func (l *lane) measure(seg []float32) segSums {
-	b0, b1, b2 := l.shelf.b0, l.shelf.b1, l.shelf.b2
-	a1, a2 := l.shelf.a1, l.shelf.a2
-	r1, r2 := l.rlb.a1, l.rlb.a2
+	b0, b1, b2 := l.shelf.B0, l.shelf.B1, l.shelf.B2
+	a1, a2 := l.shelf.A1, l.shelf.A2
+	r1, r2 := l.rlb.A1, l.rlb.A2
 	s := &l.k
 	x1, x2, y1, y2, z1, z2 := s.x1, s.x2, s.y1, s.y2, s.z1, s.z2
 	ch := l.ch
@@ -110,9 +110,9 @@ func (l *lane) measure(seg []float32) segSums {
 // measureFMA is measure with fused multiply-adds on the feedback paths,
 // which halves their latency (used where the CPU has FMA).
 func (l *lane) measureFMA(seg []float32) segSums {
-	b0, b1, b2 := l.shelf.b0, l.shelf.b1, l.shelf.b2
-	a1, a2 := l.shelf.a1, l.shelf.a2
-	r1, r2 := l.rlb.a1, l.rlb.a2
+	b0, b1, b2 := l.shelf.B0, l.shelf.B1, l.shelf.B2
+	a1, a2 := l.shelf.A1, l.shelf.A2
+	r1, r2 := l.rlb.A1, l.rlb.A2
 	s := &l.k
 	x1, x2, y1, y2, z1, z2 := s.x1, s.x2, s.y1, s.y2, s.z1, s.z2
 	ch := l.ch
