@@ -53,14 +53,14 @@ type kState struct {
 // surroundWeight is the BS.1770-4 weight of the surround channels (+1.5 dB).
 const surroundWeight = 1.41
 
-// ChannelWeights returns the BS.1770-4 weight of each channel for the
+// channelWeights returns the BS.1770-4 weight of each channel for the
 // usual WAV/ffmpeg channel orders: 1.0 for left, right and centre, 1.41
 // (+1.5 dB) for surrounds and 0 for the LFE. Orders assumed:
 // 1-4 channels all 1.0 (mono, stereo, L R C, quad counts every channel
 // as front); 5 = L R C Ls Rs; 6 = L R C LFE Ls Rs (5.1);
 // 7 = L R C LFE Cs Ls Rs (6.1); 8 = L R C LFE Ls Rs Lb Rb (7.1).
 // Fewer than one channel has no weights (nil).
-func ChannelWeights(channels int) []float64 {
+func channelWeights(channels int) []float64 {
 	if channels < 1 {
 		return nil
 	}
@@ -86,7 +86,7 @@ func ChannelWeights(channels int) []float64 {
 	return w
 }
 
-// KMeter K-weights interleaved frames as the Analyzer does (the same
+// KMeter K-weights interleaved frames as the analyzer does (the same
 // recursions, the stereo kernel where the CPU has one), for stages that
 // must measure loudness the same way (the renderer's measurement pass).
 // Create it with NewKMeter; not safe for concurrent use.
@@ -99,7 +99,7 @@ type KMeter struct {
 // NewKMeter returns a KMeter for frames in format f.
 func NewKMeter(f Format) *KMeter {
 	fma := hasFMA()
-	k := &KMeter{w: ChannelWeights(f.Channels)}
+	k := &KMeter{w: channelWeights(f.Channels)}
 	for c := range f.Channels {
 		k.lanes = append(k.lanes, newLane(c, f, fma))
 	}

@@ -78,15 +78,15 @@ func TestChannelWeights(t *testing.T) {
 		{-1, nil}, // panicked (makeslice)
 	}
 	for _, tc := range tests {
-		got := ChannelWeights(tc.ch)
+		got := channelWeights(tc.ch)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%d channels: weights (-want +got):\n%s", tc.ch, diff)
 		}
 	}
 }
 
-// TestKMeterMatchesAnalyzer: KMeter weighs audio as the Analyzer does: its
-// energies of the 100 ms blocks are the Analyzer's blocks, and the stereo
+// TestKMeterMatchesAnalyzer: KMeter weighs audio as the analyzer does: its
+// energies of the 100 ms blocks are the analyzer's blocks, and the stereo
 // kernel gives the same bits as the per-channel recursions.
 func TestKMeterMatchesAnalyzer(t *testing.T) {
 	for _, ch := range []int{1, 2, 3} {
@@ -95,7 +95,7 @@ func TestKMeterMatchesAnalyzer(t *testing.T) {
 		buf := make([]float32, 5*f.SampleRate*ch)
 		n, _ := fill(src, buf, ch)
 		buf = buf[:n]
-		a, err := NewAnalyzer(f)
+		a, err := newAnalyzer(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestKMeterMatchesAnalyzer(t *testing.T) {
 			seg := buf[i*step : (i+1)*step]
 			var e float64
 			var pk float32
-			for s := 0; s < len(seg); s += step / 10 { // in 10 ms pieces, as the Analyzer
+			for s := 0; s < len(seg); s += step / 10 { // in 10 ms pieces, as the analyzer
 				pe, pp := k.Segment(seg[s : s+step/10])
 				qe, qp := plain.Segment(seg[s : s+step/10])
 				if pe != qe || pp != qp {

@@ -2,11 +2,11 @@ package dsp
 
 import "math"
 
-// A lane measures one channel of the interleaved frames the Analyzer is
+// A lane measures one channel of the interleaved frames the analyzer is
 // given, a batch at a time: for each segment of the batch (a run of
 // frames inside one 10 ms frame) the sum of squares, the sample peak, the
 // K-weighted energy, the sum and the extremes, and the channel's true
-// peak. Lanes share nothing, so the Analyzer may run them on different
+// peak. Lanes share nothing, so the analyzer may run them on different
 // cores (Analyze does) and merge their per-segment sums in channel order
 // afterwards: the result is the same, to the bit, as running them one
 // after the other.
@@ -152,7 +152,7 @@ func flushTiny(v float64) float64 {
 }
 
 // setFMA chooses the recursions every lane runs (tests compare them).
-func (a *Analyzer) setFMA(fma bool) {
+func (a *analyzer) setFMA(fma bool) {
 	for _, l := range a.lanes {
 		l.fma = fma
 	}
@@ -162,7 +162,7 @@ func (a *Analyzer) setFMA(fma bool) {
 // runLanes measures the batch p, cut into segs, in every lane. A stereo
 // input with the pair kernel runs both lanes in one pass; otherwise w,
 // when not nil, runs the odd channels' lanes meanwhile.
-func (a *Analyzer) runLanes(p []float32, segs []int32, w *laneWorker) {
+func (a *analyzer) runLanes(p []float32, segs []int32, w *laneWorker) {
 	if a.pair {
 		runPair(a.lanes[0], a.lanes[1], p, segs)
 		return
@@ -195,7 +195,7 @@ func runPair(l, m *lane, p []float32, segs []int32) {
 
 // pruning returns how many true-peak segments the lanes saw and how many
 // of them the pruning bound let them skip.
-func (a *Analyzer) pruning() (segments, skipped int64) {
+func (a *analyzer) pruning() (segments, skipped int64) {
 	for _, l := range a.lanes {
 		segments += l.tp.segments
 		skipped += l.tp.skipped

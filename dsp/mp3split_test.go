@@ -42,7 +42,7 @@ func analyzeOnePiece(t *testing.T, dec Decoder, path string) *Analysis {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	a, err := NewAnalyzer(s.Format())
+	a, err := newAnalyzer(s.Format())
 	if err != nil {
 		t.Fatal(err)
 	}
