@@ -9,11 +9,11 @@ import (
 	"sync"
 )
 
-// ErrBadSamples reports samples the Analyzer cannot measure: a slice that
+// ErrBadSamples reports samples the analyzer cannot measure: a slice that
 // is not whole frames, or NaN/Inf values.
 var ErrBadSamples = errors.New("samples the analyzer cannot measure")
 
-// Limits of the formats the Analyzer measures.
+// Limits of the formats the analyzer measures.
 const (
 	MinSampleRate = 1000
 	MaxSampleRate = 768000
@@ -28,11 +28,11 @@ const (
 	fineShortTerm = 300
 )
 
-// Analyzer is a sink that measures interleaved float32 frames in one
+// analyzer is a sink that measures interleaved float32 frames in one
 // streaming pass: K-weighted 100 ms block energies (loudness, LRA,
 // LoudnessOf), momentary and short-term maxima, sample and true peak and the
 // 10 ms envelope. Memory grows only with the kept blocks and envelope
-// (about 3 MB per hour at any sample rate). Create it with NewAnalyzer,
+// (about 3 MB per hour at any sample rate). Create it with newAnalyzer,
 // feed it with Write, and call Result at the end. Not safe for concurrent use.
 //
 // Time is cut at round(k*rate/100) samples, so 10 ms frames and 100 ms
@@ -43,7 +43,7 @@ const (
 // burst is measured at most 5 ms off its best alignment. A final partial
 // 100 ms block is left out of the loudness (as libebur128 does) but its 10 ms
 // frames are in the envelope.
-type Analyzer struct {
+type analyzer struct {
 	format  Format
 	ch      int
 	rate    int64
@@ -85,19 +85,19 @@ type Analyzer struct {
 	vops []voiceOp
 }
 
-// NewAnalyzer returns an Analyzer for frames in format f.
-func NewAnalyzer(f Format) (*Analyzer, error) {
+// newAnalyzer returns an analyzer for frames in format f.
+func newAnalyzer(f Format) (*analyzer, error) {
 	if f.Channels < 1 || f.Channels > MaxChannels {
 		return nil, fmt.Errorf("%w: %d channels (1 to %d)", ErrUnsupportedFormat, f.Channels, MaxChannels)
 	}
 	if f.SampleRate < MinSampleRate || f.SampleRate > MaxSampleRate {
 		return nil, fmt.Errorf("%w: sample rate %d Hz (%d to %d)", ErrUnsupportedFormat, f.SampleRate, MinSampleRate, MaxSampleRate)
 	}
-	a := &Analyzer{
+	a := &analyzer{
 		format:  f,
 		ch:      f.Channels,
 		rate:    int64(f.SampleRate),
-		weights: ChannelWeights(f.Channels),
+		weights: channelWeights(f.Channels),
 		kc:      make([]float64, f.Channels),
 	}
 	fma := hasFMA()
@@ -117,7 +117,7 @@ const maxReserveFrames = 4 * 3600 * 100
 
 // reserve preallocates the envelope and blocks for an input of the given
 // number of sample frames, saving the copies of growing them.
-func (a *Analyzer) reserve(frames int64) {
+func (a *analyzer) reserve(frames int64) {
 	if frames <= 0 || len(a.rms) > 0 {
 		return
 	}
@@ -131,18 +131,18 @@ func (a *Analyzer) reserve(frames int64) {
 // boundary returns the first sample frame of 10 ms frame k: round(k*rate/100),
 // so frames stay aligned to time at any rate (every 10th boundary is a
 // 100 ms block boundary).
-func (a *Analyzer) boundary(k int64) int64 { return (k*a.rate + 50) / 100 }
+func (a *analyzer) boundary(k int64) int64 { return (k*a.rate + 50) / 100 }
 
-// Format returns the format the Analyzer was made for.
-func (a *Analyzer) Format() Format { return a.format }
+// Format returns the format the analyzer was made for.
+func (a *analyzer) Format() Format { return a.format }
 
 // Frames returns the number of sample frames written so far.
-func (a *Analyzer) Frames() int64 { return a.pos }
+func (a *analyzer) Frames() int64 { return a.pos }
 
 // Write measures interleaved samples; len(p) must be a multiple of the
-// channel count and the samples finite. After an error the Analyzer's
+// channel count and the samples finite. After an error the analyzer's
 // results are meaningless.
-func (a *Analyzer) Write(p []float32) error {
+func (a *analyzer) Write(p []float32) error {
 	if len(p)%a.ch != 0 {
 		return fmt.Errorf("dsp: analyzer write of %d samples for %d channels: %w", len(p), a.ch, ErrBadSamples)
 	}
@@ -156,7 +156,7 @@ func (a *Analyzer) Write(p []float32) error {
 
 // cut appends to segs the lengths of the segments nf frames from the
 // current position fall into: runs of frames inside one 10 ms frame.
-func (a *Analyzer) cut(nf int, segs []int32) []int32 {
+func (a *analyzer) cut(nf int, segs []int32) []int32 {
 	pos, idx, end := a.pos, a.frameIdx, a.frameEnd
 	for off := 0; off < nf; {
 		n := int(min(int64(nf-off), end-pos))
@@ -174,7 +174,7 @@ func (a *Analyzer) cut(nf int, segs []int32) []int32 {
 // merge adds up the lanes' measures of the segments segs (in channel
 // order, as one pass over the channels would), closing the 10 ms frames
 // they complete, and appends to ops the voice detector's steps.
-func (a *Analyzer) merge(segs []int32, ops []voiceOp) ([]voiceOp, error) {
+func (a *analyzer) merge(segs []int32, ops []voiceOp) ([]voiceOp, error) {
 	for k, n := range segs {
 		if a.ch == 2 {
 			a.sq += a.lanes[0].sq[k] + a.lanes[1].sq[k]
@@ -204,7 +204,7 @@ func (a *Analyzer) merge(segs []int32, ops []voiceOp) ([]voiceOp, error) {
 // endFrame closes the current 10 ms frame (complete or, at the end,
 // partial) and appends to ops the voice detector's steps for the frames
 // the envelope receives (see offsetTracker.closeFrame).
-func (a *Analyzer) endFrame(ops []voiceOp) []voiceOp {
+func (a *analyzer) endFrame(ops []voiceOp) []voiceOp {
 	n := a.pos - a.frameStart
 	pk := a.fpk
 	a.fpk = 0
@@ -236,7 +236,7 @@ func (a *Analyzer) endFrame(ops []voiceOp) []voiceOp {
 // envelope appends the frames lv to the envelope and their mean squares
 // to ops for the voice detector; released, they were held for the first
 // offset estimate, which the detector's input so far then loses too.
-func (a *Analyzer) envelope(ops []voiceOp, lv []frameLevel, released bool) []voiceOp {
+func (a *analyzer) envelope(ops []voiceOp, lv []frameLevel, released bool) []voiceOp {
 	if dc := a.off.downmix(); released && dc != (offsets{}) {
 		ops = append(ops, voiceOp{ms: -1, dc: dc, rebase: true})
 	}
@@ -249,7 +249,7 @@ func (a *Analyzer) envelope(ops []voiceOp, lv []frameLevel, released bool) []voi
 }
 
 // fine updates the momentary and short-term windows sliding by 10 ms.
-func (a *Analyzer) fine(e float64, n int64) {
+func (a *analyzer) fine(e float64, n int64) {
 	i := a.frames % fineShortTerm
 	if a.frames >= fineShortTerm {
 		a.sE -= a.ringE[i]
@@ -286,15 +286,15 @@ func (a *Analyzer) fine(e float64, n int64) {
 
 // Result finishes the measurement and returns the analysis; info is
 // copied into Analysis.Input with the decoded format, frame count and
-// duration. The Analyzer must not be written to afterwards.
-func (a *Analyzer) Result(info Info) *Analysis {
+// duration. The analyzer must not be written to afterwards.
+func (a *analyzer) Result(info Info) *Analysis {
 	a.finish()
 	return a.analysis(info)
 }
 
 // finish closes the partial last 10 ms frame and flushes the true-peak
 // meters and the voice detector: the measures are complete.
-func (a *Analyzer) finish() {
+func (a *analyzer) finish() {
 	var ops []voiceOp
 	if a.pos > a.frameStart {
 		ops = a.endFrame(ops) // partial last 10 ms frame: envelope only
@@ -309,7 +309,7 @@ func (a *Analyzer) finish() {
 }
 
 // analysis builds the Analysis from the finished measures.
-func (a *Analyzer) analysis(info Info) *Analysis {
+func (a *analyzer) analysis(info Info) *Analysis {
 	tp := 0.0
 	for _, l := range a.lanes {
 		tp = max(tp, l.tp.max)
@@ -433,8 +433,8 @@ var errSourcePanicked = errors.New("dsp: the source panicked")
 // and odd channels run side by side, then their sums are merged into the
 // frames, blocks and envelope, and the voice detector, which needs every
 // frame in order, runs on its own goroutine a batch behind. Each stage
-// sees the same data in the same order as Analyzer.Write does, so the
-// result is the same, to the bit, as writing src to an Analyzer in the
+// sees the same data in the same order as analyzer.Write does, so the
+// result is the same, to the bit, as writing src to an analyzer in the
 // same batches (batchFrames, fewer for an input known to be short), and
 // within rounding (1e-15) in any others.
 //
@@ -457,7 +457,7 @@ func Analyze(ctx context.Context, src Source, info Info, progress Progress) (*An
 // analyzeWhole measures src in one piece; total is its length in frames
 // when known (else 0), for progress and the envelope's preallocation.
 func analyzeWhole(ctx context.Context, src Source, info Info, total float64, progress Progress) (*Analysis, error) {
-	a, err := NewAnalyzer(src.Format())
+	a, err := newAnalyzer(src.Format())
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +482,7 @@ func lengthOf(info Info, f Format) float64 {
 
 // run measures src to its end in Analyze's stages, reporting progress as a
 // fraction of total frames (when known).
-func (a *Analyzer) run(ctx context.Context, src Source, total float64, progress Progress) error {
+func (a *analyzer) run(ctx context.Context, src Source, total float64, progress Progress) error {
 	f := a.format
 	bufFrames := batchFrames
 	if total > 0 {

@@ -126,7 +126,7 @@ func BenchmarkAnalyzeWorstCase10min(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		an, _ := NewAnalyzer(Format{SampleRate: rate, Channels: ch})
+		an, _ := newAnalyzer(Format{SampleRate: rate, Channels: ch})
 		for k := 0; k < sec; k++ {
 			// Each second a little louder: the running true peak keeps rising.
 			g := float32(math.Pow(10, float64(k)*0.002/20))
@@ -249,7 +249,7 @@ func TestAnalyzeMemory3h(t *testing.T) {
 	}
 }
 
-// BenchmarkAnalyzerWrite measures the Analyzer alone on 10 s of 44.1 kHz
+// BenchmarkAnalyzerWrite measures the analyzer alone on 10 s of 44.1 kHz
 // stereo speech-like samples per op (no decoding).
 func BenchmarkAnalyzerWrite(b *testing.B) {
 	const rate, ch = 44100, 2
@@ -262,7 +262,7 @@ func BenchmarkAnalyzerWrite(b *testing.B) {
 			break
 		}
 	}
-	an, _ := NewAnalyzer(Format{SampleRate: rate, Channels: ch})
+	an, _ := newAnalyzer(Format{SampleRate: rate, Channels: ch})
 	b.SetBytes(int64(len(buf) * 2))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

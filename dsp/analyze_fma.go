@@ -8,7 +8,7 @@ import (
 
 // hasFMA reports whether math.FMA is a single hardware instruction here;
 // elsewhere Go emulates it in software, far slower than a multiply and an
-// add, and the Analyzer keeps to the plain recursions.
+// add, and the analyzer keeps to the plain recursions.
 func hasFMA() bool {
 	switch runtime.GOARCH {
 	case "amd64":

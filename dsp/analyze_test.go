@@ -171,7 +171,7 @@ func TestAnalyzeErrors(t *testing.T) {
 			t.Errorf("%s: Analyze = %v, %v; want error %v", tc.name, a, err, tc.want)
 		}
 	}
-	an, err := NewAnalyzer(Format{48000, 2})
+	an, err := newAnalyzer(Format{48000, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestAnalyzeErrors(t *testing.T) {
 		t.Errorf("Write of 3 samples to stereo: %v, want ErrBadSamples", err)
 	}
 	for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
-		an, _ := NewAnalyzer(Format{48000, 2})
+		an, _ := newAnalyzer(Format{48000, 2})
 		p := make([]float32, 2000)
 		p[1001] = v
 		// (ErrBadSamples said "samples are not whole frames", which these are.)
@@ -245,7 +245,7 @@ func TestAnalyzeChunking(t *testing.T) {
 	var ref *Analysis
 	for _, chunk := range []int{1, 7, 441, 4096, 1 << 20} {
 		s := mk()
-		an, err := NewAnalyzer(s.Format())
+		an, err := newAnalyzer(s.Format())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func TestFMAPathsAgree(t *testing.T) {
 		var res [2]*Analysis
 		for i, fma := range []bool{false, true} {
 			s := newSpeechLike(44100, ch, 20, -25, -65, 11)
-			an, err := NewAnalyzer(s.Format())
+			an, err := newAnalyzer(s.Format())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -87,7 +87,7 @@ func filePath(r io.Reader) (string, bool) {
 }
 
 // sniffInput names the container of the media r yields from its first
-// SniffLen bytes, and returns a reader that yields all of it: r itself
+// sniffLen bytes, and returns a reader that yields all of it: r itself
 // for a file (read with ReadAt, its offset unmoved), else a buffered
 // reader over r.
 func sniffInput(r io.Reader, name string) (kind string, head []byte, src io.Reader, err error) {
@@ -96,7 +96,7 @@ func sniffInput(r io.Reader, name string) (kind string, head []byte, src io.Read
 	}
 	if f, ok := r.(*os.File); ok {
 		if _, ok := filePath(f); ok {
-			head = make([]byte, SniffLen)
+			head = make([]byte, sniffLen)
 			n, err := f.ReadAt(head, 0)
 			if err != nil && err != io.EOF {
 				return "", nil, nil, err
@@ -106,7 +106,7 @@ func sniffInput(r io.Reader, name string) (kind string, head []byte, src io.Read
 	}
 	if src == nil {
 		br := bufio.NewReaderSize(r, 1<<16)
-		head, err = br.Peek(SniffLen)
+		head, err = br.Peek(sniffLen)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return "", nil, nil, fmt.Errorf("read %s: %w", name, err)
 		}

@@ -215,18 +215,18 @@ func TestNeedsSeek(t *testing.T) {
 	}
 }
 
-// TestSniffLen: SniffLen bytes of a real MPEG-TS stream are enough to
+// TestSniffLen: sniffLen bytes of a real MPEG-TS stream are enough to
 // name it (two sync bytes 188 apart), and no fewer than 189 could be.
 func TestSniffLen(t *testing.T) {
-	if SniffLen < 189 {
-		t.Fatalf("SniffLen %d < 189", SniffLen)
+	if sniffLen < 189 {
+		t.Fatalf("sniffLen %d < 189", sniffLen)
 	}
 	ts, err := os.ReadFile(ffmpegGen(t, "a.ts", "-f", "lavfi", "-i", "sine=d=1", "-c:a", "mp2", "-f", "mpegts"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Sniff(ts[:SniffLen]); got != "mpegts" {
-		t.Errorf("Sniff(first %d bytes of a TS) = %q", SniffLen, got)
+	if got := Sniff(ts[:sniffLen]); got != "mpegts" {
+		t.Errorf("Sniff(first %d bytes of a TS) = %q", sniffLen, got)
 	}
 	if got := Sniff(ts[:188]); got == "mpegts" {
 		t.Errorf("188 bytes named a TS: the check is not the two-packet one")

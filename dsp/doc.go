@@ -40,11 +40,11 @@
 // it and stays over 1000x.
 //
 // Samples flow one way through small stages: a Stream (a decoder) yields
-// interleaved float32 frames, and sinks such as the Analyzer consume them.
+// interleaved float32 frames, and sinks such as the analyzer consume them.
 // Nothing in this package holds a whole file in memory.
 //
 // Decoders read an io.Reader (Decode, AnalyzeReader, Decoder.Decode) and
-// name its format from its first bytes (Sniff, SniffLen), never from a
+// name its format from its first bytes (Sniff, sniffLen), never from a
 // file name: WAV and MP3 natively, everything else through ffmpeg, fed by
 // a pipe. The functions on paths (Open, AnalyzeFile, AnalyzeWith, Probe)
 // are thin wrappers that open the file; a file is handed to ffmpeg by path,

@@ -26,7 +26,7 @@ func pairKernel() bool { return cpu.X86.HasAVX && cpu.X86.HasFMA }
 // stereo segment, in one pass.
 func measurePair(l, m *lane, seg []float32) (out [2]segSums) {
 	var co kPairCoef
-	for k, v := range [7]float64{l.shelf.b0, l.shelf.b1, l.shelf.b2, l.shelf.a2, -l.shelf.a1, l.rlb.a2, -l.rlb.a1} {
+	for k, v := range [7]float64{l.shelf.B0, l.shelf.B1, l.shelf.B2, l.shelf.A2, -l.shelf.A1, l.rlb.A2, -l.rlb.A1} {
 		co[k] = [2]float64{v, v}
 	}
 	co[7] = [2]float64{math.Inf(-1), math.Inf(-1)}

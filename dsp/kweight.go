@@ -2,12 +2,6 @@ package dsp
 
 import "math"
 
-// biquad holds normalised second-order IIR coefficients (a0 = 1):
-// y[n] = b0 x[n] + b1 x[n-1] + b2 x[n-2] - a1 y[n-1] - a2 y[n-2].
-type biquad struct {
-	b0, b1, b2, a1, a2 float64
-}
-
 // Analog prototype parameters of the ITU-R BS.1770-4 K-weighting filter.
 // The published 48 kHz coefficients are the bilinear transform of these
 // (a high shelf of about +4 dB at 1.68 kHz and the RLB high-pass at 38 Hz),
@@ -24,42 +18,27 @@ const (
 // kWeighting returns the BS.1770-4 pre-filter (stage 1, high shelf) and the
 // RLB high-pass (stage 2) for the sample rate, derived by the bilinear
 // transform with frequency pre-warping (K = tan(pi f0 / fs)).
-func kWeighting(rate int) (shelf, rlb biquad) {
+func kWeighting(rate int) (shelf, rlb Biquad) {
 	fs := float64(rate)
 	k := math.Tan(math.Pi * kShelfF0 / fs)
 	vh := math.Pow(10, kShelfGain/20)
 	vb := math.Pow(vh, kShelfVbE)
 	a0 := 1 + k/kShelfQ + k*k
-	shelf = biquad{
-		b0: (vh + vb*k/kShelfQ + k*k) / a0,
-		b1: 2 * (k*k - vh) / a0,
-		b2: (vh - vb*k/kShelfQ + k*k) / a0,
-		a1: 2 * (k*k - 1) / a0,
-		a2: (1 - k/kShelfQ + k*k) / a0,
+	shelf = Biquad{
+		B0: (vh + vb*k/kShelfQ + k*k) / a0,
+		B1: 2 * (k*k - vh) / a0,
+		B2: (vh - vb*k/kShelfQ + k*k) / a0,
+		A1: 2 * (k*k - 1) / a0,
+		A2: (1 - k/kShelfQ + k*k) / a0,
 	}
 	k = math.Tan(math.Pi * kRLBF0 / fs)
 	a0 = 1 + k/kRLBQ + k*k
-	rlb = biquad{
-		b0: 1, b1: -2, b2: 1,
-		a1: 2 * (k*k - 1) / a0,
-		a2: (1 - k/kRLBQ + k*k) / a0,
+	rlb = Biquad{
+		B0: 1, B1: -2, B2: 1,
+		A1: 2 * (k*k - 1) / a0,
+		A2: (1 - k/kRLBQ + k*k) / a0,
 	}
 	return shelf, rlb
-}
-
-// Biquad is a normalised second-order IIR section (a0 = 1):
-// y[n] = B0 x[n] + B1 x[n-1] + B2 x[n-2] - A1 y[n-1] - A2 y[n-2].
-type Biquad struct {
-	B0, B1, B2, A1, A2 float64
-}
-
-// KWeighting returns the BS.1770-4 K-weighting filter for the sample rate
-// as its two sections, the high shelf (stage 1) and the RLB high-pass
-// (stage 2): the filter the Analyzer runs, for other stages that must
-// weigh audio the same way (the renderer's loudness measurement).
-func KWeighting(rate int) (shelf, rlb Biquad) {
-	s, r := kWeighting(rate)
-	return Biquad{s.b0, s.b1, s.b2, s.a1, s.a2}, Biquad{r.b0, r.b1, r.b2, r.a1, r.a2}
 }
 
 // kState is the Direct Form I history of the two cascaded K-weighting
@@ -74,14 +53,14 @@ type kState struct {
 // surroundWeight is the BS.1770-4 weight of the surround channels (+1.5 dB).
 const surroundWeight = 1.41
 
-// ChannelWeights returns the BS.1770-4 weight of each channel for the
+// channelWeights returns the BS.1770-4 weight of each channel for the
 // usual WAV/ffmpeg channel orders: 1.0 for left, right and centre, 1.41
 // (+1.5 dB) for surrounds and 0 for the LFE. Orders assumed:
 // 1-4 channels all 1.0 (mono, stereo, L R C, quad counts every channel
 // as front); 5 = L R C Ls Rs; 6 = L R C LFE Ls Rs (5.1);
 // 7 = L R C LFE Cs Ls Rs (6.1); 8 = L R C LFE Ls Rs Lb Rb (7.1).
 // Fewer than one channel has no weights (nil).
-func ChannelWeights(channels int) []float64 {
+func channelWeights(channels int) []float64 {
 	if channels < 1 {
 		return nil
 	}
@@ -107,7 +86,7 @@ func ChannelWeights(channels int) []float64 {
 	return w
 }
 
-// KMeter K-weights interleaved frames as the Analyzer does (the same
+// KMeter K-weights interleaved frames as the analyzer does (the same
 // recursions, the stereo kernel where the CPU has one), for stages that
 // must measure loudness the same way (the renderer's measurement pass).
 // Create it with NewKMeter; not safe for concurrent use.
@@ -120,7 +99,7 @@ type KMeter struct {
 // NewKMeter returns a KMeter for frames in format f.
 func NewKMeter(f Format) *KMeter {
 	fma := hasFMA()
-	k := &KMeter{w: ChannelWeights(f.Channels)}
+	k := &KMeter{w: channelWeights(f.Channels)}
 	for c := range f.Channels {
 		k.lanes = append(k.lanes, newLane(c, f, fma))
 	}

@@ -11,7 +11,7 @@ import (
 func TestKWeightingCoefficients48k(t *testing.T) {
 	// ITU-R BS.1770-4, Tables 1 and 2 (48 kHz), through the exported
 	// sections other stages use.
-	shelf, rlb := KWeighting(48000)
+	shelf, rlb := kWeighting(48000)
 	tests := []struct {
 		name      string
 		got, want float64
@@ -38,9 +38,9 @@ func TestKWeightingCoefficients48k(t *testing.T) {
 func response(rate int, f float64) float64 {
 	shelf, rlb := kWeighting(rate)
 	z := cmplx.Exp(complex(0, -2*math.Pi*f/float64(rate)))
-	h := func(q biquad) complex128 {
-		return (complex(q.b0, 0) + complex(q.b1, 0)*z + complex(q.b2, 0)*z*z) /
-			(1 + complex(q.a1, 0)*z + complex(q.a2, 0)*z*z)
+	h := func(q Biquad) complex128 {
+		return (complex(q.B0, 0) + complex(q.B1, 0)*z + complex(q.B2, 0)*z*z) /
+			(1 + complex(q.A1, 0)*z + complex(q.A2, 0)*z*z)
 	}
 	return 20 * math.Log10(cmplx.Abs(h(shelf)*h(rlb)))
 }
@@ -78,15 +78,15 @@ func TestChannelWeights(t *testing.T) {
 		{-1, nil}, // panicked (makeslice)
 	}
 	for _, tc := range tests {
-		got := ChannelWeights(tc.ch)
+		got := channelWeights(tc.ch)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%d channels: weights (-want +got):\n%s", tc.ch, diff)
 		}
 	}
 }
 
-// TestKMeterMatchesAnalyzer: KMeter weighs audio as the Analyzer does: its
-// energies of the 100 ms blocks are the Analyzer's blocks, and the stereo
+// TestKMeterMatchesAnalyzer: KMeter weighs audio as the analyzer does: its
+// energies of the 100 ms blocks are the analyzer's blocks, and the stereo
 // kernel gives the same bits as the per-channel recursions.
 func TestKMeterMatchesAnalyzer(t *testing.T) {
 	for _, ch := range []int{1, 2, 3} {
@@ -95,7 +95,7 @@ func TestKMeterMatchesAnalyzer(t *testing.T) {
 		buf := make([]float32, 5*f.SampleRate*ch)
 		n, _ := fill(src, buf, ch)
 		buf = buf[:n]
-		a, err := NewAnalyzer(f)
+		a, err := newAnalyzer(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestKMeterMatchesAnalyzer(t *testing.T) {
 			seg := buf[i*step : (i+1)*step]
 			var e float64
 			var pk float32
-			for s := 0; s < len(seg); s += step / 10 { // in 10 ms pieces, as the Analyzer
+			for s := 0; s < len(seg); s += step / 10 { // in 10 ms pieces, as the analyzer
 				pe, pp := k.Segment(seg[s : s+step/10])
 				qe, qp := plain.Segment(seg[s : s+step/10])
 				if pe != qe || pp != qp {

@@ -2,17 +2,17 @@ package dsp
 
 import "math"
 
-// A lane measures one channel of the interleaved frames the Analyzer is
+// A lane measures one channel of the interleaved frames the analyzer is
 // given, a batch at a time: for each segment of the batch (a run of
 // frames inside one 10 ms frame) the sum of squares, the sample peak, the
 // K-weighted energy, the sum and the extremes, and the channel's true
-// peak. Lanes share nothing, so the Analyzer may run them on different
+// peak. Lanes share nothing, so the analyzer may run them on different
 // cores (Analyze does) and merge their per-segment sums in channel order
 // afterwards: the result is the same, to the bit, as running them one
 // after the other.
 type lane struct {
 	c, ch      int // the channel, and the channel count
-	shelf, rlb biquad
+	shelf, rlb Biquad
 	k          kState
 	tp         *truePeakMeter // this channel's true peak (tp.max)
 	fma        bool
@@ -78,9 +78,9 @@ func (l *lane) run(p []float32, segs []int32) {
 // of a stereo input run on the two cores side by side instead of
 // interleaved in one.
 func (l *lane) measure(seg []float32) segSums {
-	b0, b1, b2 := l.shelf.b0, l.shelf.b1, l.shelf.b2
-	a1, a2 := l.shelf.a1, l.shelf.a2
-	r1, r2 := l.rlb.a1, l.rlb.a2
+	b0, b1, b2 := l.shelf.B0, l.shelf.B1, l.shelf.B2
+	a1, a2 := l.shelf.A1, l.shelf.A2
+	r1, r2 := l.rlb.A1, l.rlb.A2
 	s := &l.k
 	x1, x2, y1, y2, z1, z2 := s.x1, s.x2, s.y1, s.y2, s.z1, s.z2
 	ch := l.ch
@@ -110,9 +110,9 @@ func (l *lane) measure(seg []float32) segSums {
 // measureFMA is measure with fused multiply-adds on the feedback paths,
 // which halves their latency (used where the CPU has FMA).
 func (l *lane) measureFMA(seg []float32) segSums {
-	b0, b1, b2 := l.shelf.b0, l.shelf.b1, l.shelf.b2
-	a1, a2 := l.shelf.a1, l.shelf.a2
-	r1, r2 := l.rlb.a1, l.rlb.a2
+	b0, b1, b2 := l.shelf.B0, l.shelf.B1, l.shelf.B2
+	a1, a2 := l.shelf.A1, l.shelf.A2
+	r1, r2 := l.rlb.A1, l.rlb.A2
 	s := &l.k
 	x1, x2, y1, y2, z1, z2 := s.x1, s.x2, s.y1, s.y2, s.z1, s.z2
 	ch := l.ch
@@ -152,7 +152,7 @@ func flushTiny(v float64) float64 {
 }
 
 // setFMA chooses the recursions every lane runs (tests compare them).
-func (a *Analyzer) setFMA(fma bool) {
+func (a *analyzer) setFMA(fma bool) {
 	for _, l := range a.lanes {
 		l.fma = fma
 	}
@@ -162,7 +162,7 @@ func (a *Analyzer) setFMA(fma bool) {
 // runLanes measures the batch p, cut into segs, in every lane. A stereo
 // input with the pair kernel runs both lanes in one pass; otherwise w,
 // when not nil, runs the odd channels' lanes meanwhile.
-func (a *Analyzer) runLanes(p []float32, segs []int32, w *laneWorker) {
+func (a *analyzer) runLanes(p []float32, segs []int32, w *laneWorker) {
 	if a.pair {
 		runPair(a.lanes[0], a.lanes[1], p, segs)
 		return
@@ -195,7 +195,7 @@ func runPair(l, m *lane, p []float32, segs []int32) {
 
 // pruning returns how many true-peak segments the lanes saw and how many
 // of them the pruning bound let them skip.
-func (a *Analyzer) pruning() (segments, skipped int64) {
+func (a *analyzer) pruning() (segments, skipped int64) {
 	for _, l := range a.lanes {
 		segments += l.tp.segments
 		skipped += l.tp.skipped

@@ -30,7 +30,7 @@ func benchLanes(b *testing.B, rate int, pair bool) {
 	}
 	buf := make([]float32, sec*rate*ch)
 	fill(newSpeechLike(rate, ch, sec, -20, -60, 3), buf, ch)
-	an, _ := NewAnalyzer(Format{SampleRate: rate, Channels: ch})
+	an, _ := newAnalyzer(Format{SampleRate: rate, Channels: ch})
 	an.pair = pair
 	segs := an.cut(len(buf)/ch, nil)
 	b.ReportAllocs()
@@ -62,8 +62,8 @@ func pairKernelExact(t *testing.T, rate int) {
 	buf := make([]float32, 3*rate*ch)
 	fill(newSpeechLike(rate, ch, 3, -20, -50, 7), buf, ch)
 	buf[1001] = 0.999 // an odd-channel peak
-	ref, _ := NewAnalyzer(Format{SampleRate: rate, Channels: ch})
-	got, _ := NewAnalyzer(Format{SampleRate: rate, Channels: ch})
+	ref, _ := newAnalyzer(Format{SampleRate: rate, Channels: ch})
+	got, _ := newAnalyzer(Format{SampleRate: rate, Channels: ch})
 	segs := ref.cut(len(buf)/ch, nil)
 	for _, l := range ref.lanes {
 		l.fma = true

@@ -222,7 +222,7 @@ func TestLevelsEspeakSpeech(t *testing.T) {
 		clean[i] = float64(int16(binary.LittleEndian.Uint16(raw[2*i:]))) / 32768
 	}
 	// Per 10 ms frame RMS of the clean speech, and its active-speech RMS.
-	// Same frame boundaries as the Analyzer: round(k * rate / 100).
+	// Same frame boundaries as the analyzer: round(k * rate / 100).
 	var frameMS []float64
 	for k := 0; ; k++ {
 		i, j := (k*rate+50)/100, ((k+1)*rate+50)/100

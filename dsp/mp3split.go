@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+
+	"github.com/autocut-dev/autocut/internal/halves"
 )
 
 // An MP3 file is analysed in two halves side by side: one decoder bounds
@@ -18,14 +20,14 @@ import (
 // dozen times slower still). The first half is the stream Analyze was
 // given, read up to the split point; a second decoder (another ffmpeg, or
 // another go-mp3 for NativeDecoder's stream) decodes the file from an MP3
-// frame a little before the split point to the end, and a second Analyzer
+// frame a little before the split point to the end, and a second analyzer
 // measures it. MP3 frames are independent but for the bit reservoir and
 // the filterbank's overlap, so the second decoder's samples equal the
 // first's after a few frames: both halves decode splitCheck frames past
 // the split point, and those must be equal to the bit, or the halves are
 // dropped and the file is analysed again in one piece.
 //
-// The second Analyzer starts splitWarmSec before the split point, so that
+// The second analyzer starts splitWarmSec before the split point, so that
 // its filters, loudness windows and the voice detector's background
 // statistics have settled; its measures before the split point are
 // dropped. Levels, peaks, blocks and loudness are then the same as in one
@@ -49,7 +51,7 @@ type mp3Split struct {
 	bStart int64 // byte offset of the MP3 frame the second decoder starts at
 	bFirst int64 // sample frame (of the whole file's decoded output) of its first sample
 	at     int64 // the split point, in sample frames: a whole second
-	warm   int64 // sample frames the second Analyzer measures before at
+	warm   int64 // sample frames the second analyzer measures before at
 	total  int64 // sample frames of the whole file (from its LAME tag)
 }
 
@@ -449,57 +451,44 @@ func analyzeHalves(ctx context.Context, st splitter, sp mp3Split, info Info, pro
 	}
 	ch := int64(f.Channels)
 
-	var mu sync.Mutex
-	done := [2]float64{}
-	share := [2]float64{float64(sp.at) / float64(sp.total), float64(sp.total-sp.at) / float64(sp.total)}
-	last := 0.0
-	report := func(half int) Progress {
-		if progress == nil {
-			return nil
-		}
-		return func(fr float64) {
-			mu.Lock()
-			defer mu.Unlock()
-			done[half] = fr
-			if v := done[0]*share[0] + done[1]*share[1]; v > last {
-				last = v
-				progress(v)
-			}
-		}
-	}
+	pa, pb := halves.Progress(progress, float64(sp.at)/float64(sp.total))
 
-	a, err := NewAnalyzer(f)
+	a, err := newAnalyzer(f)
 	if err != nil {
 		return nil, false, err
 	}
-	b, _ := NewAnalyzer(f)
+	b, _ := newAnalyzer(f)
 	a.reserve(sp.at)
 	b.reserve(sp.total - sp.at + sp.warm)
 	check := make([]float32, splitCheck*ch)
 	tail := &tailSource{src: bs, skip: sp.at - sp.warm - sp.bFirst, keepAt: sp.warm, keep: make([]float32, splitCheck*ch)}
 
-	var wg sync.WaitGroup
-	var aErr, bErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if bErr = b.warmUp(tail, sp.warm); bErr == nil {
-			bErr = b.run(ctx, tail, float64(sp.total-sp.at), report(1))
-		}
-	}()
-	aErr = a.run(ctx, &headSource{src: st, left: sp.at}, float64(sp.at), report(0))
+	// Either half failing cancels the other: a second half that fails
+	// (its decoder, say) leaves nothing to join, and the file is analysed
+	// again in one piece.
 	var got int
-	if aErr == nil && a.pos == sp.at {
-		got, _ = fill(st, check, int(ch))
-	}
-	st.release() // the rest of the first decoder's output is not needed
-	wg.Wait()
+	err = halves.Run(ctx, func(ctx context.Context) error {
+		defer st.release() // the rest of the first decoder's output is not needed
+		if err := a.run(ctx, &headSource{src: st, left: sp.at}, float64(sp.at), pa); err != nil {
+			return err
+		}
+		if a.pos == sp.at {
+			got, _ = fill(st, check, int(ch))
+		}
+		return nil
+	}, func(ctx context.Context) error {
+		if err := b.warmUp(tail, sp.warm); err != nil {
+			return err
+		}
+		return b.run(ctx, tail, float64(sp.total-sp.at), pb)
+	})
+	var he *halves.Error
 	switch {
-	case aErr != nil:
-		return nil, false, aErr
 	case ctx.Err() != nil:
 		return nil, false, fmt.Errorf("dsp: analysis cancelled: %w", ctx.Err())
-	case bErr != nil || a.pos != sp.at || got != len(check) || tail.kept != len(check):
+	case errors.As(err, &he) && he.Half == 0:
+		return nil, false, he.Err
+	case err != nil || a.pos != sp.at || got != len(check) || tail.kept != len(check):
 		return nil, false, nil
 	}
 	for i := range check {
@@ -516,7 +505,7 @@ func analyzeHalves(ctx context.Context, st splitter, sp mp3Split, info Info, pro
 // warmUp measures the first frames of src (the second half's head start)
 // and then forgets the peaks and loudness maxima they gave, which the
 // filters' start may have disturbed and the first half has measured.
-func (a *Analyzer) warmUp(src Source, frames int64) error {
+func (a *analyzer) warmUp(src Source, frames int64) error {
 	ch := a.ch
 	buf := make([]float32, min(frames, batchFrames)*int64(ch))
 	for left := frames; left > 0; {
@@ -547,7 +536,7 @@ func (a *Analyzer) warmUp(src Source, frames int64) error {
 // Analysis: a's frames and blocks before the split point, b's after it,
 // and b's voice classes from splitVoice frames before it (a's last
 // classes lack the frames after them).
-func joinHalves(a, b *Analyzer, sp mp3Split, info Info) *Analysis {
+func joinHalves(a, b *analyzer, sp mp3Split, info Info) *Analysis {
 	b.finish()
 	split := int(sp.at * 100 / b.rate)   // 10 ms frames before the split point
 	warm := int(sp.warm * 100 / b.rate)  // 10 ms frames of b's head start

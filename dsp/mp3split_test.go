@@ -42,7 +42,7 @@ func analyzeOnePiece(t *testing.T, dec Decoder, path string) *Analysis {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	a, err := NewAnalyzer(s.Format())
+	a, err := newAnalyzer(s.Format())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,5 +438,108 @@ func TestSplitWAVMatchesOnePiece(t *testing.T) {
 		if _, ok := st.plan(s.Format()); ok {
 			t.Error("a 200 s WAV is split")
 		}
+	}
+}
+
+// fakeSplit is a splitter over endless sources, for the halves' failures.
+type fakeSplit struct {
+	Source          // the first half's stream
+	second   Source // the second decoder's
+	released chan struct{}
+}
+
+func (s *fakeSplit) splitFile() string { return "fake" }
+func (s *fakeSplit) decodeFrom(context.Context, int64, int64) (Source, func(), error) {
+	return s.second, func() {}, nil
+}
+func (s *fakeSplit) again(context.Context) (Source, func(), error) {
+	return nil, nil, errors.New("fakeSplit: no again")
+}
+func (s *fakeSplit) release()                     { close(s.released) }
+func (s *fakeSplit) plan(Format) (mp3Split, bool) { return mp3Split{}, false }
+
+// endlessSource yields a tone forever, or failErr at its first read when
+// set (closing failed then). Once failed is closed (by this source or the
+// other half's), it yields at most maxAfter more reads, then
+// errNotCancelled: a half the other's failure did not stop.
+type endlessSource struct {
+	f        Format
+	failErr  error
+	failed   chan struct{}
+	after    int
+	maxAfter int
+	pos      int
+}
+
+var errNotCancelled = errors.New("still read long after the other half failed")
+
+func (e *endlessSource) Format() Format { return e.f }
+
+func (e *endlessSource) Read(p []float32) (int, error) {
+	if e.failErr != nil {
+		close(e.failed)
+		return 0, e.failErr
+	}
+	select {
+	case <-e.failed:
+		if e.after++; e.after > e.maxAfter {
+			return 0, errNotCancelled
+		}
+	default:
+	}
+	for i := range p {
+		p[i] = 0.1 * float32(math.Sin(float64(e.pos+i/e.f.Channels)*0.05))
+	}
+	e.pos += len(p) / e.f.Channels
+	return len(p), nil
+}
+
+// TestSplitHalfFailureCancelsTheOther: when either half of a split
+// analysis fails, the other stops at its next batch rather than analysing
+// to its end (the halves here never end): the first half's failure is the
+// analysis's, the second's sends the file to one piece (matched false).
+func TestSplitHalfFailureCancelsTheOther(t *testing.T) {
+	f := Format{SampleRate: 44100, Channels: 2}
+	rate := int64(f.SampleRate)
+	// The halves are "endless": 2^40 frames each way.
+	sp := mp3Split{total: 1 << 41, at: 1 << 40, warm: rate}
+	sp.bFirst = sp.at - sp.warm
+	boom := errors.New("boom")
+	// Without the cancellation the surviving half reads on, up to
+	// errNotCancelled; with it, a few batches at most.
+	const maxAfter = 1000
+	for _, tc := range []struct {
+		name    string
+		failing int
+	}{{"first fails", 0}, {"second fails", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			failed := make(chan struct{})
+			srcs := [2]*endlessSource{{f: f, failed: failed, maxAfter: maxAfter}, {f: f, failed: failed, maxAfter: maxAfter}}
+			srcs[tc.failing].failErr = boom
+			st := &fakeSplit{Source: srcs[0], second: srcs[1], released: make(chan struct{})}
+			an, matched, err := analyzeHalves(context.Background(), st, sp, Info{}, nil)
+			if errors.Is(err, errNotCancelled) {
+				t.Fatalf("the other half was not cancelled: %v", err)
+			}
+			if an != nil || matched {
+				t.Fatalf("analysis %v, matched %v after a failed half", an != nil, matched)
+			}
+			if tc.failing == 0 && !errors.Is(err, boom) {
+				t.Errorf("error %v, want the first half's %v", err, boom)
+			}
+			if tc.failing == 1 && err != nil {
+				t.Errorf("error %v, want none (the file goes to one piece)", err)
+			}
+			select {
+			case <-st.released:
+			default:
+				t.Error("the first decoder was not released")
+			}
+			survivor := srcs[1-tc.failing]
+			if survivor.after > maxAfter {
+				t.Errorf("the other half read on for %d batches after the failure", survivor.after)
+			}
+			t.Logf("%s: the other half read %d batches after the failure", tc.name, survivor.after)
+		})
 	}
 }

@@ -176,7 +176,7 @@ func TestOffsetVoiceInput(t *testing.T) {
 		for i := range x { // noise only: no bursts
 			x[i] = 0.01 + (x[i]-0.01)*1e-3
 		}
-		a, err := NewAnalyzer(f)
+		a, err := newAnalyzer(f)
 		if err != nil {
 			t.Fatal(err)
 		}

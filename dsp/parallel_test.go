@@ -26,7 +26,7 @@ func (r *raggedSource) Read(p []float32) (int, error) {
 
 // TestAnalyzeMatchesWrite checks that Analyze, which spreads the work over
 // goroutines (a reader, the lanes of the odd channels, the voice
-// detector), returns exactly what writing the same samples to an Analyzer
+// detector), returns exactly what writing the same samples to an analyzer
 // on one goroutine in the same batches does: every field, to the bit. The inputs span several
 // batches, mono to 6 channels, and beds loud enough for the voice network
 // to run on most frames.
@@ -48,7 +48,7 @@ func TestAnalyzeMatchesWrite(t *testing.T) {
 		t.Run(fmt.Sprintf("%dHz_%dch_%gdB", tc.rate, tc.ch, tc.noiseDb), func(t *testing.T) {
 			mk := func() Source { return newSpeechLike(tc.rate, tc.ch, tc.sec, -20, tc.noiseDb, 17) }
 			s := mk()
-			an, err := NewAnalyzer(s.Format())
+			an, err := newAnalyzer(s.Format())
 			if err != nil {
 				t.Fatal(err)
 			}

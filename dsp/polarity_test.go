@@ -118,7 +118,7 @@ func TestStereoDownmixOffsets(t *testing.T) {
 			x[i] -= 0.03
 		}
 	}
-	a, err := NewAnalyzer(Format{SampleRate: rate, Channels: 2})
+	a, err := newAnalyzer(Format{SampleRate: rate, Channels: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,10 @@ import (
 	"errors"
 )
 
-// SniffLen is how many leading bytes Sniff wants to see: enough for every
+// sniffLen is how many leading bytes Sniff wants to see: enough for every
 // magic number it knows, MPEG-TS's being the longest (two sync bytes 188
 // bytes apart: 189).
-const SniffLen = 512
+const sniffLen = 512
 
 // ErrNotStreamable reports media that cannot be decoded from a stream that
 // does not seek: an MP4 or QuickTime file whose index (the moov box)

@@ -98,7 +98,7 @@ func TestTruePeakPruningExact(t *testing.T) {
 					at := (len(all)/2 + rng.IntN(len(all)/2-8)) &^ 1
 					all[at], all[at+2], all[at+4] = 0.7, -0.7, 0.7
 				}
-				an, _ := NewAnalyzer(Format{SampleRate: rate, Channels: 2})
+				an, _ := newAnalyzer(Format{SampleRate: rate, Channels: 2})
 				for off := 0; off < len(all); {
 					n := min(2*(1+rng.IntN(3000)), len(all)-off)
 					if err := an.Write(all[off : off+n]); err != nil {

@@ -2,7 +2,6 @@ package transcode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,9 +9,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/halves"
 )
 
 // Encoding an MP3 in two halves side by side. LAME encodes on one core and
@@ -152,61 +151,30 @@ type halfResult struct {
 	tap    *pcmTap
 }
 
-// runHalves runs the halves a (in a goroutine) and b (in this one) side by
-// side, each on a chain from newSrc, tapping the output frames [tapFrom,
-// tapTo); a half that fails cancels the other (see pairErr).
+// runHalves runs the halves a and b side by side (halves.Run: a half that
+// fails cancels the other), each on a chain from newSrc, tapping the
+// output frames [tapFrom, tapTo).
 func runHalves(ctx context.Context, newSrc halfSource, progress dsp.Progress, tapFrom, tapTo int64, a, b halfJob) (ra, rb halfResult, err error) {
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	prog := &halfProgress{progress: progress}
-	pa, pb := prog.part(0), prog.part(1)
-	run := func(j halfJob, p dsp.Progress) (halfResult, error) {
-		src, closeSrc, err := newSrc(ctx, j.from, j.to)
-		if err != nil {
-			cancel()
-			return halfResult{}, err
-		}
-		defer closeSrc()
-		if j.drop > 0 {
-			src = &skipSource{src: src, n: j.drop}
-		}
-		tap := newPCMTap(src, j.from+j.drop, tapFrom, tapTo)
-		count := &countSource{src: tap, total: j.want, progress: p}
-		if err := j.encode(ctx, count); err != nil {
-			cancel()
-			return halfResult{frames: count.frames, tap: tap}, err
-		}
-		return halfResult{frames: count.frames, tap: tap}, nil
-	}
-	var errA, errB error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		ra, errA = run(a, pa)
-	}()
-	rb, errB = run(b, pb)
-	wg.Wait()
-	return ra, rb, pairErr(parent, errA, errB)
-}
-
-// pairErr is the error of two parts of a job run side by side, either of
-// which cancels the other when it fails: the parent's when it was
-// cancelled, else the failure rather than the cancellation it caused.
-func pairErr(parent context.Context, a, b error) error {
-	if a == nil && b == nil {
-		return nil
-	}
-	if err := parent.Err(); err != nil {
-		return err
-	}
-	for _, err := range []error{a, b} {
-		if err != nil && !errors.Is(err, context.Canceled) {
+	pa, pb := halves.Progress(progress, float64(a.want)/float64(a.want+b.want))
+	run := func(j halfJob, p dsp.Progress, r *halfResult) func(context.Context) error {
+		return func(ctx context.Context) error {
+			src, closeSrc, err := newSrc(ctx, j.from, j.to)
+			if err != nil {
+				return err
+			}
+			defer closeSrc()
+			if j.drop > 0 {
+				src = &skipSource{src: src, n: j.drop}
+			}
+			r.tap = newPCMTap(src, j.from+j.drop, tapFrom, tapTo)
+			count := &countSource{src: r.tap, total: j.want, progress: p}
+			err = j.encode(ctx, count)
+			r.frames = count.frames
 			return err
 		}
 	}
-	return errors.Join(a, b)
+	err = halves.Run(ctx, run(a, pa, &ra), run(b, pb, &rb))
+	return ra, rb, halves.Cause(err)
 }
 
 // chooseStitch returns the candidate frame c in [c0, c0+halfCands) where
@@ -295,27 +263,6 @@ func (s *skipSource) Read(p []float32) (int, error) {
 		}
 	}
 	return s.src.Read(p)
-}
-
-// halfProgress adds up the progress of the two halves' encodes.
-type halfProgress struct {
-	mu       sync.Mutex
-	progress dsp.Progress
-	done     [2]float64 // fraction of each part
-}
-
-// part returns the Progress of part i (0 or 1; the two are of about the
-// same length).
-func (h *halfProgress) part(i int) dsp.Progress {
-	return func(f float64) {
-		if h.progress == nil {
-			return
-		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.done[i] = f
-		h.progress((h.done[0] + h.done[1]) / 2)
-	}
 }
 
 // useWAVHalves reports whether a WAV output is written in two halves side

@@ -489,11 +489,13 @@ func TestMeasureHalvesMatchesOnePiece(t *testing.T) {
 	for _, maxGain := range []float64{4, 0} {
 		t.Run("maxGain="+ftoa(maxGain), func(t *testing.T) {
 			ctx := context.Background()
-			one, err := measureWindow(ctx, in, a, nil, spans, o, nil, -2, maxGain, 0, -1, 0, framesOf(spans))
+			c := chain{input: in, a: a, spans: spans, o: o}
+			pk := peakSpec{ceilingDb: -2, maxGain: maxGain}
+			one, err := c.measureWindow(ctx, pk, 0, -1, 0, framesOf(spans))
 			if err != nil {
 				t.Fatal(err)
 			}
-			two, ok, err := measureHalves(ctx, in, a, nil, spans, o, nil, -2, maxGain, framesOf(spans))
+			two, ok, err := c.measureHalves(ctx, pk)
 			if err != nil || !ok {
 				t.Fatalf("halves: ok %v, %v", ok, err)
 			}

@@ -44,12 +44,12 @@ func TestPredictedLoudnessMatchesLimiter(t *testing.T) {
 		spans := spansOf(p.Keep, a.Input.SampleRate)
 		o := Options{Format: "wav", Normalize: "podcast", Rumble: true}
 		for _, target := range []float64{-16, -14} {
-			var noise []float64
-			lufs, gainDb, err := normalizationGain(ctx, in, a, nil, p.Keep, spans, o, target, -1.3, &noise)
+			c := chain{input: in, a: a, spans: spans, o: o, noise: new([]float64)}
+			lufs, gainDb, err := c.normalizationGain(ctx, p.Keep, target, -1.3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, closeSrc, err := buildChain(ctx, in, a, nil, spans, o, &noise)
+			src, closeSrc, err := c.build(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,9 +21,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/internal/halves"
 	"github.com/autocut-dev/autocut/internal/proc"
 	"github.com/autocut-dev/autocut/internal/tail"
 	"github.com/autocut-dev/autocut/plan"
@@ -277,9 +277,9 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	}
 	normalize := o.Normalize != "" && o.Normalize != plan.NormalizeNone
 	gain := 1.0
-	var noise []float64 // the denoiser's profile, measured once for both passes
+	c := chain{input: inputPath, a: a, cuts: p.Cuts, spans: spans, o: o, noise: new([]float64)}
 	if target, ok := normalizationOf(o.Normalize); ok && normalize {
-		if res.LoudnessIn, res.GainDb, err = normalizationGain(ctx, inputPath, a, p.Cuts, keep, spans, o, target, ceiling, &noise); err != nil {
+		if res.LoudnessIn, res.GainDb, err = c.normalizationGain(ctx, keep, target, ceiling); err != nil {
 			return nil, err
 		}
 		gain = math.Pow(10, res.GainDb/20)
@@ -291,14 +291,14 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	// (encodeWAVHalves, encodeMP3Halves).
 	progress = progress.Rising() // (a fallback to one piece starts over)
 	encodeSource := func(ctx context.Context, from, to int64) (dsp.Source, func(), error) {
-		chain, closeSrc, err := buildChainWindow(ctx, inputPath, a, p.Cuts, spans, o, &noise, from, to)
+		stages, closeSrc, err := c.window(ctx, from, to)
 		if err != nil {
 			return nil, nil, err
 		}
 		if normalize && gain != 1 {
-			chain = &gainSource{src: chain, gain: float32(gain)}
+			stages = &gainSource{src: stages, gain: float32(gain)}
 		}
-		async := newAsyncSource(chain, 4)
+		async := newAsyncSource(stages, 4)
 		var src dsp.Source = async
 		if normalize {
 			src = newLimiter(src, ceiling, limiterLook)
@@ -392,29 +392,46 @@ func createTemp(dir, prefix string) (*os.File, error) {
 	}
 }
 
-// buildChain opens the input and stacks the stages before gain: keep
-// ranges with fades, then rumble and denoise (with the noise profile in
-// *noise, measured and stored there when nil).
-func buildChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64) (dsp.Source, func(), error) {
-	return buildChainWindow(ctx, inputPath, a, cuts, spans, o, noise, 0, -1)
+// chain is what every pass of a render stacks its stages from: the input,
+// its analysis and the plan's cuts, the output's spans of input frames,
+// the options, and the denoiser's noise profile (measured by the first
+// pass that needs it and stored in *noise for the others; nil without the
+// denoiser).
+type chain struct {
+	input string
+	a     *dsp.Analysis
+	cuts  []plan.Cut
+	spans [][2]int64
+	o     Options
+	noise *[]float64
 }
 
-// buildChainWindow is buildChain for the output frames [from, to) only
-// (to < 0: to the end). The filters start at from: their output settles
-// within a second or so to what the whole chain gives.
-func buildChainWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, from, to int64) (dsp.Source, func(), error) {
-	st, err := dsp.Open(ctx, inputPath)
+// build opens the input and stacks the stages before gain: keep ranges
+// with fades, then rumble and denoise.
+func (c chain) build(ctx context.Context) (dsp.Source, func(), error) {
+	return c.window(ctx, 0, -1)
+}
+
+// window is build for the output frames [from, to) only (to < 0: to the
+// end). The filters start at from: their output settles within a second
+// or so to what the whole chain gives.
+func (c chain) window(ctx context.Context, from, to int64) (dsp.Source, func(), error) {
+	st, err := dsp.Open(ctx, c.input)
 	if err != nil {
 		return nil, nil, err
 	}
-	keep := newKeepSource(st, spans, a.Input.Frames, 0.005)
+	keep := newKeepSource(st, c.spans, c.a.Input.Frames, 0.005)
 	keep.window(from, to)
 	var src dsp.Source = keep
-	if o.Rumble {
+	if c.o.Rumble {
 		src = newHighPass(src, 70)
 	}
-	if o.Denoise {
-		src, err = newDenoiser(ctx, inputPath, a, cuts, src, noise)
+	if c.o.Denoise {
+		noise := c.noise
+		if noise == nil {
+			noise = new([]float64)
+		}
+		src, err = newDenoiser(ctx, c.input, c.a, c.cuts, src, noise)
 		if err != nil {
 			st.Close()
 			return nil, nil, err
@@ -426,22 +443,30 @@ func buildChainWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cu
 // limiterLook is the limiter's look-ahead in seconds.
 const limiterLook = 0.005
 
+// peakSpec says where a measuring pass interpolates peaks: against the
+// ceiling (dBTP), for frames that could reach it at up to maxGain (linear;
+// 0: everywhere).
+type peakSpec struct {
+	ceilingDb, maxGain float64
+}
+
 // normalizationGain returns the loudness of the chain's output (LUFS) and
-// the gain (dB) that brings it to target through the limiter.
+// the gain (dB) that brings it to target through the limiter; keep is the
+// plan's kept ranges.
 //
 // When the chain leaves the kept audio as it is (no rumble, no denoise) and
 // the limiter cannot engage (the input's true peak plus the gain stays
 // below the ceiling), the analysis's loudness blocks are enough: no decode.
-// Otherwise one pass measures the chain's output (measureChain) and the
+// Otherwise one pass measures the chain's output (measure) and the
 // limiter's effect is predicted from it (solveGain) rather than run.
-func normalizationGain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, keep []dsp.Range, spans [][2]int64, o Options, target, ceiling float64, noise *[]float64) (lufs, gainDb float64, err error) {
-	est := a.LoudnessOf(keep) // the kept audio, unchanged but for fades
+func (c chain) normalizationGain(ctx context.Context, keep []dsp.Range, target, ceiling float64) (lufs, gainDb float64, err error) {
+	est := c.a.LoudnessOf(keep) // the kept audio, unchanged but for fades
 	known := !math.IsInf(est, -1) && !math.IsNaN(est)
-	if !o.Rumble && !o.Denoise {
+	if !c.o.Rumble && !c.o.Denoise {
 		if !known {
 			return est, 0, nil
 		}
-		if a.Loudness.TruePeak+target-est <= ceiling-0.5 {
+		if c.a.Loudness.TruePeak+target-est <= ceiling-0.5 {
 			return est, target - est, nil
 		}
 	}
@@ -449,11 +474,11 @@ func normalizationGain(ctx context.Context, inputPath string, a *dsp.Analysis, c
 	// at up to 6 dB more gain than the estimate (filters rarely lower the
 	// loudness that much; past it the sample peaks still count), or
 	// everywhere when there is no estimate.
-	maxGain := 0.0
+	pk := peakSpec{ceilingDb: ceiling}
 	if known {
-		maxGain = math.Pow(10, (target-est+6)/20)
+		pk.maxGain = math.Pow(10, (target-est+6)/20)
 	}
-	m, err := measureChain(ctx, inputPath, a, cuts, spans, o, noise, ceiling, maxGain)
+	m, err := c.measure(ctx, pk)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -464,32 +489,32 @@ func normalizationGain(ctx context.Context, inputPath string, a *dsp.Analysis, c
 	return lufs, m.solveGain(target, lufs, ceiling, limiterLook), nil
 }
 
-// measureChain runs the chain once (decode, keep and filters in a
-// goroutine, the meter in this one) and returns its measurement; a long
-// output is measured in two halves side by side (measureHalves).
-func measureChain(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64) (*chainMeter, error) {
-	total := framesOf(spans)
-	f := dsp.Format{SampleRate: a.Input.SampleRate, Channels: a.Input.Channels}
-	if !o.Denoise && skipsCheaply(a.Input) && runtime.GOMAXPROCS(0) > 1 && total >= int64(halfMinSec*f.SampleRate) && f.SampleRate > 0 {
-		if m, ok, err := measureHalves(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, total); err != nil || ok {
+// measure runs the chain once (decode, keep and filters in a goroutine,
+// the meter in this one) and returns its measurement; a long output is
+// measured in two halves side by side (measureHalves).
+func (c chain) measure(ctx context.Context, pk peakSpec) (*chainMeter, error) {
+	total := framesOf(c.spans)
+	f := dsp.Format{SampleRate: c.a.Input.SampleRate, Channels: c.a.Input.Channels}
+	if !c.o.Denoise && skipsCheaply(c.a.Input) && runtime.GOMAXPROCS(0) > 1 && total >= int64(halfMinSec*f.SampleRate) && f.SampleRate > 0 {
+		if m, ok, err := c.measureHalves(ctx, pk); err != nil || ok {
 			return m, err
 		}
 	}
-	return measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, -1, 0, total)
+	return c.measureWindow(ctx, pk, 0, -1, 0, total)
 }
 
 // measureWindow measures the chain's output frames [from, to) (to < 0: to
 // the end) with a meter whose first cell is cell0 (from is its boundary)
 // and room for capFrames frames' cells.
-func measureWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64, from, to, cell0, capFrames int64) (*chainMeter, error) {
-	src, closeSrc, err := buildChainWindow(ctx, inputPath, a, cuts, spans, o, noise, from, to)
+func (c chain) measureWindow(ctx context.Context, pk peakSpec, from, to, cell0, capFrames int64) (*chainMeter, error) {
+	src, closeSrc, err := c.window(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer closeSrc()
 	async := newAsyncSource(src, 4)
 	defer async.Close()
-	m := newChainMeterAt(src.Format(), math.Pow(10, ceilingDb/20), maxGain, capFrames, cell0)
+	m := newChainMeterAt(src.Format(), math.Pow(10, pk.ceilingDb/20), pk.maxGain, capFrames, cell0)
 	if err := pump(ctx, async, m.write); err != nil {
 		return nil, err
 	}
@@ -502,8 +527,9 @@ func measureWindow(ctx context.Context, inputPath string, a *dsp.Analysis, cuts 
 // halfChainWarmSec before it to the end, joined at the boundary
 // (joinMeters: B's first seconds only settle its filters and K-weighting).
 // ok is false when the two do not agree.
-func measureHalves(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, spans [][2]int64, o Options, noise *[]float64, ceilingDb, maxGain float64, total int64) (m *chainMeter, ok bool, err error) {
-	rate := int64(a.Input.SampleRate)
+func (c chain) measureHalves(ctx context.Context, pk peakSpec) (m *chainMeter, ok bool, err error) {
+	total := framesOf(c.spans)
+	rate := int64(c.a.Input.SampleRate)
 	blocks := total * 10 / rate // whole 100 ms blocks
 	k := blocks / 2 * cellsPerBlock
 	k0 := k - halfChainWarmSec*10*cellsPerBlock
@@ -511,29 +537,18 @@ func measureHalves(ctx context.Context, inputPath string, a *dsp.Analysis, cuts 
 		return nil, false, nil
 	}
 	probe := &chainMeter{rate: rate}
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var ma, mb *chainMeter
-	var errA, errB error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	err = halves.Run(ctx, func(ctx context.Context) (err error) {
 		// A measures two blocks past the split (the cells by it are final),
 		// with room for all the cells: B's are appended to A's (joinMeters).
-		ma, errA = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, 0, min(total, probe.boundary(k+2*cellsPerBlock)), 0, total)
-		if errA != nil {
-			cancel()
-		}
-	}()
-	mb, errB = measureWindow(ctx, inputPath, a, cuts, spans, o, noise, ceilingDb, maxGain, probe.boundary(k0), -1, k0, total-probe.boundary(k0))
-	if errB != nil {
-		cancel()
-	}
-	wg.Wait()
-	if err := pairErr(parent, errA, errB); err != nil {
-		return nil, false, err
+		ma, err = c.measureWindow(ctx, pk, 0, min(total, probe.boundary(k+2*cellsPerBlock)), 0, total)
+		return err
+	}, func(ctx context.Context) (err error) {
+		mb, err = c.measureWindow(ctx, pk, probe.boundary(k0), -1, k0, total-probe.boundary(k0))
+		return err
+	})
+	if err != nil {
+		return nil, false, halves.Cause(err)
 	}
 	m, ok = joinMeters(ma, mb, k)
 	return m, ok, nil

@@ -211,23 +211,11 @@ func (k *keepSource) Read(p []float32) (int, error) {
 	return n, nil
 }
 
-// biquad is one second-order IIR section (direct form I, float64 state per channel).
-type biquad struct {
-	b0, b1, b2, a1, a2 float64
-}
-
 // highPassSections returns a 4th-order Butterworth high-pass at fc Hz as two biquads.
-func highPassSections(fc float64, rate int) []biquad {
-	var out []biquad
+func highPassSections(fc float64, rate int) []dsp.Biquad {
+	var out []dsp.Biquad
 	for _, q := range []float64{0.54119610, 1.30656296} { // 1/(2 cos(pi/8)), 1/(2 cos(3pi/8))
-		w := 2 * math.Pi * fc / float64(rate)
-		cw, sw := math.Cos(w), math.Sin(w)
-		alpha := sw / (2 * q)
-		a0 := 1 + alpha
-		out = append(out, biquad{
-			b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
-			a1: -2 * cw / a0, a2: (1 - alpha) / a0,
-		})
+		out = append(out, dsp.HighPass(fc, q, float64(rate)))
 	}
 	return out
 }
@@ -236,7 +224,7 @@ func highPassSections(fc float64, rate int) []biquad {
 type filterSource struct {
 	src   dsp.Source
 	ch    int
-	secs  []biquad
+	secs  []dsp.Biquad
 	state [][4]float64 // per channel per section: x1, x2, y1, y2
 }
 
@@ -279,7 +267,7 @@ func (h *filterSource) one(p []float32, c, s int) {
 	x1, x2, y1, y2 := st[0], st[1], st[2], st[3]
 	for i := c; i < len(p); i += h.ch {
 		x := float64(p[i])
-		y := q.b0*x + q.b1*x1 + q.b2*x2 - q.a1*y1 - q.a2*y2
+		y := q.B0*x + q.B1*x1 + q.B2*x2 - q.A1*y1 - q.A2*y2
 		x2, x1, y2, y1 = x1, x, y1, y
 		p[i] = float32(y)
 	}
@@ -298,12 +286,12 @@ func (h *filterSource) pair(p []float32, c int) {
 	d1, d2, d3, d4 := tb[0], tb[1], tb[2], tb[3]
 	for i := c; i+1 < len(p); i += h.ch {
 		x, w := float64(p[i]), float64(p[i+1])
-		y := q.b0*x + q.b1*a1 + q.b2*a2 - q.a1*a3 - q.a2*a4
-		v := q.b0*w + q.b1*c1 + q.b2*c2 - q.a1*c3 - q.a2*c4
+		y := q.B0*x + q.B1*a1 + q.B2*a2 - q.A1*a3 - q.A2*a4
+		v := q.B0*w + q.B1*c1 + q.B2*c2 - q.A1*c3 - q.A2*c4
 		a2, a1, a4, a3 = a1, x, a3, y
 		c2, c1, c4, c3 = c1, w, c3, v
-		z := r.b0*y + r.b1*b1 + r.b2*b2 - r.a1*b3 - r.a2*b4
-		u := r.b0*v + r.b1*d1 + r.b2*d2 - r.a1*d3 - r.a2*d4
+		z := r.B0*y + r.B1*b1 + r.B2*b2 - r.A1*b3 - r.A2*b4
+		u := r.B0*v + r.B1*d1 + r.B2*d2 - r.A1*d3 - r.A2*d4
 		b2, b1, b4, b3 = b1, y, b3, z
 		d2, d1, d4, d3 = d1, v, d3, u
 		p[i], p[i+1] = float32(z), float32(u)

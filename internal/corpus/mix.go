@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/autocut-dev/autocut/dsp"
 	"github.com/go-audio/audio"
 	"github.com/go-audio/wav"
 )
@@ -601,7 +602,7 @@ func lowPass(x []float32, fc float64) []float32 {
 }
 
 // cascade returns x through the sections fs, one after the other.
-func cascade(x []float32, fs ...*biquad) []float32 {
+func cascade(x []float32, fs ...*section) []float32 {
 	out := make([]float32, len(x))
 	for i, v := range x {
 		y := float64(v)
@@ -1068,32 +1069,19 @@ func radioChannel(x []float32) []float32 {
 	return cascade(x, newBiquadHP(300), newBiquadHP(300), newBiquadLP(3400), newBiquadLP(3400))
 }
 
-// biquad is a direct form I second-order filter.
-type biquad struct{ b0, b1, b2, a1, a2, x1, x2, y1, y2 float64 }
-
-func (f *biquad) run(x float64) float64 {
-	y := f.b0*x + f.b1*f.x1 + f.b2*f.x2 - f.a1*f.y1 - f.a2*f.y2
-	f.x2, f.x1, f.y2, f.y1 = f.x1, x, f.y1, y
-	return y
+// section is a filter section with its history.
+type section struct {
+	q dsp.Biquad
+	s [4]float64
 }
 
-// newBiquadLP and newBiquadHP are Butterworth sections (RBJ cookbook, Q
-// 1/sqrt 2) at MixRate.
-func newBiquadLP(fc float64) *biquad {
-	w := 2 * math.Pi * fc / MixRate
-	al := math.Sin(w) / math.Sqrt2
-	c := math.Cos(w)
-	a0 := 1 + al
-	return &biquad{b0: (1 - c) / 2 / a0, b1: (1 - c) / a0, b2: (1 - c) / 2 / a0, a1: -2 * c / a0, a2: (1 - al) / a0}
-}
+func (f *section) run(x float64) float64 { return f.q.Step(&f.s, x) }
 
-func newBiquadHP(fc float64) *biquad {
-	w := 2 * math.Pi * fc / MixRate
-	al := math.Sin(w) / math.Sqrt2
-	c := math.Cos(w)
-	a0 := 1 + al
-	return &biquad{b0: (1 + c) / 2 / a0, b1: -(1 + c) / a0, b2: (1 + c) / 2 / a0, a1: -2 * c / a0, a2: (1 - al) / a0}
-}
+// newBiquadLP and newBiquadHP are Butterworth sections (Q 1/sqrt 2) at
+// MixRate.
+func newBiquadLP(fc float64) *section { return &section{q: dsp.LowPass(fc, math.Sqrt2/2, MixRate)} }
+
+func newBiquadHP(fc float64) *section { return &section{q: dsp.HighPass(fc, math.Sqrt2/2, MixRate)} }
 
 // frameMS returns the mean square of each 10 ms frame.
 func frameMS(x []float32, fl, nf int) []float64 {
