@@ -44,7 +44,10 @@ func frameList(keep []dsp.Range, rate dsp.Rational, last int64) []Segment {
 			continue
 		}
 		total += en - st
-		target := int64(math.Round(total * fps)) // rounded cumulative record position
+		// The rounded cumulative record position; a tie rounds down, as the
+		// source in (SecToFrame) rounds up, so a clip ending on a kept
+		// range's last frame does not take the next one.
+		target := int64(math.Ceil(total*fps - 0.5))
 		in := SecToFrame(st, rate)
 		if n := len(out); n > 0 && in <= out[n-1].SrcOut {
 			// Touches (or, by a frame of rounding, overlaps) the previous
