@@ -15,35 +15,57 @@ type Segment struct {
 // Len returns the segment's duration in frames.
 func (s Segment) Len() int64 { return s.SrcOut - s.SrcIn }
 
-// FrameList snaps keep ranges (seconds) to the frame grid of rate: both edges
-// are snapped to the nearest frame and the duration derived (out - in), never
-// rounded separately; edges are clamped to the media's last whole frame
-// (mediaSec); segments that touch after snapping are merged and empty ones
-// dropped; record positions are running sums of frame durations.
+// FrameList snaps keep ranges (seconds) to the frame grid of rate. A
+// segment's source in is the nearest frame to its start, clamped to the
+// media; record positions are the plan's running total of kept time,
+// rounded to the nearest frame (never sums of separately rounded clips,
+// which drift), and each segment's duration is the difference of
+// consecutive record positions, so every record edge lies within half a
+// frame of the plan's running total. Source outs follow from the duration,
+// clamped to the media's last whole frame (mediaSec); segments that touch
+// after snapping are merged and empty ones dropped.
 func FrameList(keep []dsp.Range, rate dsp.Rational, mediaSec float64) []Segment {
 	if rate.Num <= 0 || rate.Den <= 0 {
 		return nil
 	}
-	last := lastFrame(mediaSec, rate)
+	return frameList(keep, rate, lastFrame(mediaSec, rate))
+}
+
+// frameList is FrameList with the media's extent in whole frames.
+func frameList(keep []dsp.Range, rate dsp.Rational, last int64) []Segment {
+	fps := float64(rate.Num) / float64(rate.Den)
+	end := float64(last) / fps // the media's extent, seconds
 	var out []Segment
-	var rec int64
+	var rec int64     // record position written so far, frames
+	var total float64 // the plan's running total of kept time, seconds
 	for _, r := range keep {
-		in := SecToFrame(r.Start, rate)
-		o := SecToFrame(r.End, rate)
-		in, o = max(in, 0), min(o, last)
-		if o <= in {
+		st, en := max(r.Start, 0), min(r.End, end)
+		if !(en > st) {
 			continue
 		}
+		total += en - st
+		// The rounded cumulative record position; a tie rounds down, as the
+		// source in (SecToFrame) rounds up, so a clip ending on a kept
+		// range's last frame does not take the next one.
+		target := int64(math.Ceil(total*fps - 0.5))
+		in := SecToFrame(st, rate)
 		if n := len(out); n > 0 && in <= out[n-1].SrcOut {
-			if o > out[n-1].SrcOut {
-				rec += o - out[n-1].SrcOut
-				out[n-1].SrcOut = o
-				out[n-1].RecOut = rec
+			// Touches (or, by a frame of rounding, overlaps) the previous
+			// segment in the source: one segment, extended to the target.
+			p := &out[n-1]
+			if add := min(target-rec, last-p.SrcOut); add > 0 {
+				p.SrcOut += add
+				p.RecOut += add
+				rec += add
 			}
 			continue
 		}
-		out = append(out, Segment{SrcIn: in, SrcOut: o, RecIn: rec, RecOut: rec + o - in})
-		rec += o - in
+		n := min(target-rec, last-in)
+		if n <= 0 {
+			continue
+		}
+		out = append(out, Segment{SrcIn: in, SrcOut: in + n, RecIn: rec, RecOut: rec + n})
+		rec += n
 	}
 	return out
 }
