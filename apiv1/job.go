@@ -83,6 +83,10 @@ type Options struct {
 	Export     *ExportInput `json:"export,omitempty"`
 	Transcribe *bool        `json:"transcribe,omitempty"`
 	AutoExport *bool        `json:"autoExport,omitempty"`
+	// Language is the speech's language for transcription ("en", "fr":
+	// two or three letters; "fr-CA" is taken as "fr"); absent or "" lets
+	// the engine detect it where it can.
+	Language *string `json:"language,omitempty"`
 }
 
 // CreateFromURL is the JSON body that asks the server to download the media.
@@ -101,11 +105,18 @@ type CreateFromURL struct {
 // equals, else "manual". A later Patch with params (or action transcribe)
 // drops the list and plans from the detection again; one with export only
 // keeps it.
+//
+// Fillers reviews the transcript's fillers (see FillerReview) and plans
+// from the detection again, as params do; it cannot go with cuts or with
+// action transcribe. Language changes the transcription's language: on a
+// job that transcribes, a new language transcribes again.
 type Patch struct {
-	Params *ParamsInput `json:"params,omitempty"`
-	Export *ExportInput `json:"export,omitempty"`
-	Cuts   *[]Range     `json:"cuts,omitempty"`
-	Action string       `json:"action,omitempty"`
+	Params   *ParamsInput  `json:"params,omitempty"`
+	Export   *ExportInput  `json:"export,omitempty"`
+	Cuts     *[]Range      `json:"cuts,omitempty"`
+	Fillers  *FillerReview `json:"fillers,omitempty"`
+	Language *string       `json:"language,omitempty"`
+	Action   string        `json:"action,omitempty"`
 }
 
 // Params are a job's effective analysis parameters. ThresholdDb is null
@@ -209,13 +220,20 @@ type Word struct {
 	Confidence float64 `json:"confidence"`
 }
 
-// Filler is a filler word found in the transcript.
+// Filler is a filler word found in the transcript. Every filler found is
+// listed; Cut says whether cutFillers cuts it: the engine's confident ones
+// (Confidence at or above the transcript's AutoCutConfidence) and the ones
+// accepted by a PATCH with fillers.accept, never one inside a recognised
+// word. One not cut is a suggestion.
 type Filler struct {
+	ID         int     `json:"id"` // its index in the transcript's fillers, for FillerReview
 	Word       string  `json:"word"`
 	Start      float64 `json:"start"`
 	End        float64 `json:"end"`
 	Kind       string  `json:"kind"` // "filler"
 	Confidence float64 `json:"confidence"`
+	Cut        bool    `json:"cut"`
+	Review     string  `json:"review,omitempty"` // "accept", "reject", or absent: not reviewed
 }
 
 // Transcript is a job's transcription and the fillers found in it.
@@ -225,6 +243,21 @@ type Transcript struct {
 	Engine   string   `json:"engine,omitempty"`
 	Words    []Word   `json:"words"`
 	Fillers  []Filler `json:"fillers"`
+	// AutoCutConfidence is the confidence from which a filler is cut
+	// without review; absent when the engine only suggests.
+	AutoCutConfidence *float64 `json:"autoCutConfidence,omitempty"`
+	// Warning says what limits the transcript: no engine on the server
+	// hears its language (no filler was looked for), or the language was
+	// assumed.
+	Warning string `json:"warning,omitempty"`
+}
+
+// FillerReview is a PATCH's decisions on the transcript's fillers, by
+// Filler.ID: accepted ones are cut (when export.cutFillers holds), rejected
+// ones kept; fillers not named keep their earlier review.
+type FillerReview struct {
+	Accept []int `json:"accept,omitempty"`
+	Reject []int `json:"reject,omitempty"`
 }
 
 // MarshalJSON writes the transcript with words and fillers as arrays, []
@@ -269,6 +302,9 @@ type Job struct {
 	Params     Params  `json:"params"`
 	Export     Export  `json:"export"`
 	Transcribe bool    `json:"transcribe"`
+	// Language is the language asked for transcription, "" when not
+	// given (the transcript's language says what was heard).
+	Language   string  `json:"language,omitempty"`
 	AutoExport bool    `json:"autoExport"`
 	Output     *Output `json:"output"`
 	Plan       *Plan   `json:"plan,omitempty"`

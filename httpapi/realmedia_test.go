@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/autocut-dev/autocut/apiv1"
+	"github.com/autocut-dev/autocut/internal/testtier"
 	"github.com/autocut-dev/autocut/jobs"
 	"github.com/autocut-dev/autocut/transcribe"
 )
@@ -121,9 +122,12 @@ func TestRealMediaEndToEnd(t *testing.T) {
 	}
 }
 
-// TestRealTranscriptionCutsFillers: a job with transcribe true runs the
-// pocketsphinx engine and its plan cuts the filler word.
-func TestRealTranscriptionCutsFillers(t *testing.T) {
+// TestRealTranscriptionSuggestsFillers: a job with transcribe true runs
+// the pocketsphinx engine; its "um" is listed as a suggestion (kind,
+// confidence, cut false: pocketsphinx's fillers do not reach precision 0.9
+// on the labelled speech, see transcribe.PocketsphinxAutoCut) and not cut;
+// accepting it by PATCH cuts it.
+func TestRealTranscriptionSuggestsFillers(t *testing.T) {
 	tr, err := transcribe.New(context.Background(), transcribe.Config{Order: []string{"pocketsphinx"}})
 	if err != nil {
 		t.Fatal(err)
@@ -144,24 +148,109 @@ func TestRealTranscriptionCutsFillers(t *testing.T) {
 	}
 	body, _ := os.ReadFile(speech)
 	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)),
-		map[string]string{"X-Filename": "talk.wav", "X-Options": `{"transcribe":true,"export":{"format":"wav"}}`})
+		map[string]string{"X-Filename": "talk.wav", "X-Options": `{"transcribe":true,"language":"en","autoExport":false}`})
 	var v apiv1.Job
 	if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
 		t.Fatalf("create: %d %s", resp.StatusCode, b)
 	}
 	v, b = waitDone(t, e, v, 2*time.Minute)
-	if v.Status != apiv1.StatusDone || v.Plan == nil || v.Transcript == nil {
+	if v.Status != apiv1.StatusDone || v.Plan == nil || v.Transcript == nil || v.Language != "en" {
 		t.Fatalf("job: %s", b)
 	}
-	fillers := 0
-	for _, c := range v.Plan.Cuts {
-		if c.Reason == "filler" {
-			fillers++
+	t.Logf("transcript: %d words, fillers %+v; plan cuts %+v", len(v.Transcript.Words), v.Transcript.Fillers, v.Plan.Cuts)
+	if n := countFillerCuts(v); n != 0 || !v.Export.CutFillers {
+		t.Errorf("%d filler cuts of suggestions (cutFillers %v)", n, v.Export.CutFillers)
+	}
+	id := -1
+	for _, f := range v.Transcript.Fillers {
+		if f.Cut {
+			t.Errorf("filler %+v cut: pocketsphinx only suggests", f)
+		}
+		if f.Kind != "filler" || f.Confidence <= 0 {
+			t.Errorf("filler %+v: kind and confidence", f)
+		}
+		if f.Word == "um" && id < 0 {
+			id = f.ID
 		}
 	}
-	t.Logf("transcript %.300v; plan cuts %+v", v.Transcript, v.Plan.Cuts)
-	if fillers == 0 || !v.Export.CutFillers {
-		t.Errorf("no filler cut in the plan (cutFillers %v)", v.Export.CutFillers)
+	if id < 0 {
+		t.Fatalf("the um is not listed: %+v", v.Transcript.Fillers)
+	}
+	resp, b = e.call(t, "PATCH", "/api/v1/jobs/"+v.ID, proKey, strings.NewReader(fmt.Sprintf(`{"fillers":{"accept":[%d]}}`, id)), nil)
+	if resp.StatusCode/100 != 2 || json.Unmarshal(b, &v) != nil {
+		t.Fatalf("PATCH fillers: %d %s", resp.StatusCode, b)
+	}
+	if n := countFillerCuts(v); n != 1 || !v.Transcript.Fillers[id].Cut || v.Transcript.Fillers[id].Review != "accept" {
+		t.Errorf("after accepting filler %d: %d filler cuts, %+v", id, n, v.Transcript.Fillers[id])
+	}
+	resp, b = e.call(t, "PATCH", "/api/v1/jobs/"+v.ID, proKey, strings.NewReader(`{"fillers":{"accept":[999]}}`), nil)
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "no filler 999") {
+		t.Errorf("PATCH an unknown filler: %d %s", resp.StatusCode, b)
+	}
+}
+
+func countFillerCuts(v apiv1.Job) int {
+	n := 0
+	for _, c := range v.Plan.Cuts {
+		if c.Reason == "filler" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRealFrenchGetsNoEnglishFillers: French speech (an Asterisk French
+// prompt) on a server whose one engine is pocketsphinx's English model.
+// With language fr, the engine is not used: the transcript says no engine
+// hears French, lists no filler, and nothing is cut as a filler. With no
+// language given (slow tier: pocketsphinx runs over 71 s) it is heard as
+// English, says so, and cuts no filler.
+func TestRealFrenchGetsNoEnglishFillers(t *testing.T) {
+	tr, err := transcribe.New(context.Background(), transcribe.Config{Order: []string{"pocketsphinx"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20; c.Transcriber = tr })
+	body, err := os.ReadFile("../testdata/recordings/fr_asterisk_june_demo-instruct_71s.wav")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []string{"fr", ""} {
+		t.Run("language "+strconv.Quote(lang), func(t *testing.T) {
+			if lang == "" {
+				testtier.Slow(t, "pocketsphinx over 71 s of French")
+			}
+			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)),
+				map[string]string{"X-Filename": "fr.wav", "X-Options": fmt.Sprintf(`{"transcribe":true,"language":%q,"autoExport":false}`, lang)})
+			var v apiv1.Job
+			if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
+				t.Fatalf("create: %d %s", resp.StatusCode, b)
+			}
+			v, b = waitDone(t, e, v, 3*time.Minute)
+			if v.Status != apiv1.StatusDone || v.Plan == nil || v.Transcript == nil || v.Language != lang {
+				t.Fatalf("job: %.600s", b)
+			}
+			ts := v.Transcript
+			t.Logf("transcript: language %q engine %q warning %q, %d words, %d fillers", ts.Language, ts.Engine, ts.Warning, len(ts.Words), len(ts.Fillers))
+			if n := countFillerCuts(v); n != 0 {
+				t.Errorf("%d fillers cut from French speech", n)
+			}
+			for _, f := range ts.Fillers {
+				if f.Cut {
+					t.Errorf("filler %+v cut", f)
+				}
+			}
+			switch lang {
+			case "fr":
+				if ts.Engine != "" || len(ts.Words) != 0 || len(ts.Fillers) != 0 || !strings.Contains(ts.Warning, `hears "fr"`) || !strings.Contains(ts.Warning, "English") {
+					t.Errorf("French given to the English model, or no warning: %+v", ts)
+				}
+			default:
+				if ts.Language != "en" || ts.Warning != transcribe.WarnLanguageAssumed {
+					t.Errorf("language not given: %q, warning %q", ts.Language, ts.Warning)
+				}
+			}
+		})
 	}
 }
 

@@ -182,10 +182,13 @@ func (f *fakeTranscriber) Transcribe(ctx context.Context, path, lang string, pro
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	// The fake media are loud from 0 to 1 s: "um" at 0.2..0.5 s.
-	return &transcribe.Transcript{Language: "en", Engine: "fake",
+	// The fake media are loud from 0 to 1 s: "um" at 0.2..0.5 s, confident
+	// enough to be cut.
+	t := &transcribe.Transcript{Language: "en", Engine: "fake",
 		Words:   []transcribe.Word{{Word: "um", Start: 0.2, End: 0.5, Confidence: 0.9}},
-		Fillers: []transcribe.Filler{{Word: "um", Start: 0.2, End: 0.5, Kind: "filler", Confidence: 0.9}}}, nil
+		Fillers: []transcribe.Filler{{Word: "um", Start: 0.2, End: 0.5, Kind: "filler", Confidence: 0.9}}}
+	transcribe.MarkFillers(t, 0.5)
+	return t, nil
 }
 
 func TestTranscriptionOneAtATime(t *testing.T) {

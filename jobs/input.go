@@ -26,6 +26,9 @@ func CheckOptions(o apiv1.Options) error {
 	if err := checkParams("params.", o.Params); err != nil {
 		return err
 	}
+	if _, err := language(o.Language); err != nil {
+		return err
+	}
 	return CheckExport(o.Export)
 }
 
@@ -39,6 +42,12 @@ func CheckPatch(p apiv1.Patch) error {
 	}
 	if err := checkParams("params.", p.Params); err != nil {
 		return err
+	}
+	if _, err := language(p.Language); err != nil {
+		return err
+	}
+	if p.Fillers != nil && len(p.Fillers.Accept)+len(p.Fillers.Reject) > MaxCuts {
+		return invalid("fillers: %d ids, at most %d", len(p.Fillers.Accept)+len(p.Fillers.Reject), MaxCuts)
 	}
 	return CheckExport(p.Export)
 }

@@ -158,6 +158,10 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 			return nil, err
 		}
 	}
+	lang, err := language(o.Language)
+	if err != nil {
+		return nil, err
+	}
 	name := req.Name
 	if name == "" {
 		name = "input"
@@ -206,7 +210,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 		ID: id, Owner: req.Owner, Status: apiv1.StatusAnalyzing, Gen: 1, Version: 1, CreatedAt: now, UpdatedAt: now, OriginalAt: now,
 		Input:     apiv1.Input{Name: name, Type: inputType},
 		Container: container, Preset: o.Preset, Params: params, Export: export,
-		Transcribe: wantTranscribe, AutoExport: o.AutoExport == nil || *o.AutoExport,
+		Transcribe: wantTranscribe, Language: lang, AutoExport: o.AutoExport == nil || *o.AutoExport,
 		OriginalKey: key,
 	}
 	rec.Render = rec.AutoExport
@@ -354,8 +358,36 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		return nil, fmt.Errorf("%w: job %s is %s", apiv1.ErrProcessing, id, rec.Status)
 	}
 	oldGen := rec.Gen
+	if p.Fillers != nil {
+		if p.Cuts != nil {
+			return nil, invalid("fillers cannot go with cuts: a cut list is exact; review the fillers, or send the cuts")
+		}
+		if p.Action == "transcribe" || p.Language != nil {
+			return nil, invalid("fillers cannot go with a new transcription (action transcribe or language): their ids are the current transcript's")
+		}
+		if rec.Transcript == nil || rec.Transcript.Status != apiv1.TranscriptDone {
+			return nil, invalid("fillers: job %s has no finished transcript to review (PATCH action transcribe makes one)", id)
+		}
+		if err := transcribe.Review(rec.Transcript, p.Fillers.Accept, p.Fillers.Reject); err != nil {
+			return nil, invalid("fillers: %v", err)
+		}
+		rec.Cuts = nil // plan from the detection and the reviewed fillers
+	}
+	action := p.Action
+	if p.Language != nil {
+		lang, err := language(p.Language)
+		if err != nil {
+			return nil, err
+		}
+		if lang != rec.Language {
+			rec.Language = lang
+			if rec.Transcribe && action == "" {
+				action = apiv1.ActionTranscribe // the transcript was of the other language
+			}
+		}
+	}
 	if p.Cuts != nil {
-		if p.Action == "transcribe" {
+		if action == "transcribe" {
 			return nil, invalid("cuts cannot go with action transcribe: transcription plans the cuts again")
 		}
 		if rec.AnalysisKey == "" && !rec.Status.Busy() {
@@ -365,7 +397,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 			return nil, fmt.Errorf("%w: job %s is not analysed yet: a cut list needs the input's duration", apiv1.ErrProcessing, id)
 		}
 	}
-	if p.Params != nil || p.Action == "transcribe" {
+	if p.Params != nil || action == "transcribe" {
 		rec.Cuts = nil // plan from the detection again
 	}
 	if p.Cuts != nil {
@@ -384,8 +416,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 	if err := checkFormatFor(rec.Input.Type, rec.Export.Format); err != nil {
 		return nil, err
 	}
-	action := p.Action
-	if action == "" && rec.AutoExport && (p.Params != nil || p.Export != nil || p.Cuts != nil) {
+	if action == "" && rec.AutoExport && (p.Params != nil || p.Export != nil || p.Cuts != nil || p.Fillers != nil) {
 		action = "export" // changed settings of an auto-exported job re-render
 	}
 	if action == "transcribe" {
@@ -714,7 +745,20 @@ func downsample(frameSec float64, src []float32, points int) (float64, []float32
 	return frameSec * float64(per), out
 }
 
-// fillerCuts are the transcript's fillers as extra cuts, when asked.
+// language checks a job's language option ("" when absent).
+func language(l *string) (string, error) {
+	if l == nil {
+		return "", nil
+	}
+	lang, err := transcribe.NormalizeLanguage(*l)
+	if err != nil {
+		return "", invalid("%v", err)
+	}
+	return lang, nil
+}
+
+// fillerCuts are the transcript's fillers marked cut as extra cuts, when
+// asked.
 func fillerCuts(r *record) []plan.Cut {
 	if !r.Export.CutFillers || r.Transcript == nil || r.Transcript.Status != apiv1.TranscriptDone {
 		return nil

@@ -41,6 +41,7 @@ type record struct {
 	Params     plan.Params            `json:"params"`
 	Export     apiv1.Export           `json:"export"`
 	Transcribe bool                   `json:"transcribe"`
+	Language   string                 `json:"language,omitempty"` // asked for transcription; "" detects
 	AutoExport bool                   `json:"autoExport"`
 	Render     bool                   `json:"render"` // the queued run renders
 	Output     *apiv1.Output          `json:"output,omitempty"`

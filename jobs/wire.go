@@ -53,7 +53,11 @@ func wireTranscript(t *transcribe.Transcript) *apiv1.Transcript {
 	if t == nil {
 		return nil
 	}
-	out := &apiv1.Transcript{Status: t.Status, Language: t.Language, Engine: t.Engine}
+	out := &apiv1.Transcript{Status: t.Status, Language: t.Language, Engine: t.Engine, Warning: t.Warning}
+	if t.AutoCutConfidence != nil {
+		v := *t.AutoCutConfidence
+		out.AutoCutConfidence = &v
+	}
 	if t.Words != nil {
 		out.Words = make([]apiv1.Word, len(t.Words))
 		for i, w := range t.Words {
@@ -74,7 +78,7 @@ func (r *record) job() *apiv1.Job {
 	j := &apiv1.Job{
 		ID: r.ID, Status: r.Status, Progress: r.Progress,
 		Input: r.Input, Preset: r.Preset, Params: wireParams(r.Params), Export: r.Export,
-		Transcribe: r.Transcribe, AutoExport: r.AutoExport,
+		Transcribe: r.Transcribe, Language: r.Language, AutoExport: r.AutoExport,
 		Plan: wirePlan(r.Plan), Warnings: slices.Clone(r.Warnings), Transcript: wireTranscript(r.Transcript), Error: r.Error,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}

@@ -67,8 +67,10 @@ func TestWireJSON(t *testing.T) {
 		t.Error("nil not kept")
 	}
 	tr := &transcribe.Transcript{Status: apiv1.TranscriptDone, Language: "en", Engine: "whisper",
-		Words:   []transcribe.Word{{Word: "um", Start: 1, End: 1.2, Confidence: 0.9}},
-		Fillers: []transcribe.Filler{{Word: "um", Start: 1, End: 1.2, Kind: "filler", Confidence: 0.9}}}
+		Words: []transcribe.Word{{Word: "um", Start: 1, End: 1.2, Confidence: 0.9}},
+		Fillers: []transcribe.Filler{{ID: 0, Word: "um", Start: 1, End: 1.2, Kind: "filler", Confidence: 0.9, Cut: true, Review: transcribe.ReviewAccept},
+			{ID: 1, Word: "uh", Start: 2, End: 2.2, Kind: "filler", Confidence: 0.3}},
+		AutoCutConfidence: ptr(0.8), Warning: "the language was assumed"}
 	sameJSON(t, "transcript", tr, wireTranscript(tr))
 	sameJSON(t, "pending transcript", arraysNotNull(t, &transcribe.Transcript{Status: apiv1.TranscriptPending}), wireTranscript(&transcribe.Transcript{Status: apiv1.TranscriptPending}))
 	// The copy is deep: changing the view leaves the plan alone.

@@ -431,7 +431,7 @@ func (r *run) transcribe(ctx context.Context, in *original) error {
 		return err
 	}
 	start := time.Now()
-	t, err := m.cfg.Transcriber.Transcribe(ctx, input, "", r.progressFunc(ctx))
+	t, err := m.cfg.Transcriber.Transcribe(ctx, input, rec.Language, r.progressFunc(ctx))
 	if err != nil {
 		if ctx.Err() != nil {
 			return err

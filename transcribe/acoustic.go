@@ -55,6 +55,14 @@ const (
 	candMaxSec = 2.5 // longest candidate
 )
 
+// Serves reports that the detector serves every language: it knows no
+// word and no lexicon, only the sound of a held vowel (long, voiced,
+// steady in pitch and spectrum), which is how filled pauses sound in the
+// languages it was measured on (English and French); and it only suggests
+// (AcousticAutoCut), so a language where it hears wrong costs a review,
+// not a clipped word.
+func (a *Acoustic) Serves(lang string) (bool, string) { return true, "" }
+
 // Name returns "acoustic".
 func (a *Acoustic) Name() string { return "acoustic" }
 
@@ -85,6 +93,7 @@ func (a *Acoustic) Transcribe(ctx context.Context, path, lang string, progress d
 		return nil, err
 	}
 	t := &Transcript{Status: "done", Language: lang, Engine: a.Name(), Words: []Word{}, Fillers: a.detect(feats, hop)}
+	MarkFillers(t, AcousticAutoCut)
 	report(progress, 1)
 	return t, nil
 }

@@ -13,11 +13,11 @@ import (
 var (
 	sureFillers = map[string][]string{
 		"en": {"um", "uh", "erm", "er", "ah", "hmm", "mm", "uhm", "umm", "hm"},
-		"fr": {"euh", "heu", "hum", "bah", "ben", "euhm"},
+		"fr": {"euh", "heu", "euhm", "hum", "bah", "hein"},
 	}
 	ambiguousFillers = map[string][]string{
 		"en": {"like", "you know", "so", "well"},
-		"fr": {"bon", "genre", "voilà", "quoi", "ben"},
+		"fr": {"ben", "bon", "genre", "voilà", "quoi"},
 	}
 )
 
@@ -96,7 +96,9 @@ func mergeFillers(f []Filler) []Filler {
 	return out
 }
 
-// FillerCuts turns a transcript's fillers into cuts with reason "filler",
+// FillerCuts turns a transcript's fillers marked Cut (the confident ones
+// and the ones a user accepted, see Decide; a suggestion is never cut)
+// into cuts with reason "filler",
 // padded by pad seconds on each side (so the join does not keep a breath of
 // the filler); the planner merges them with neighbouring silences. A pad
 // under 0, NaN or infinite is 0. A filler is never cut into a recognised
@@ -112,6 +114,9 @@ func FillerCuts(t *Transcript, pad float64) []plan.Cut {
 	}
 	var out []plan.Cut
 	for _, f := range t.Fillers {
+		if !f.Cut {
+			continue
+		}
 		lo, hi, inWord := wordsBeside(t.Words, f)
 		if inWord {
 			continue

@@ -232,7 +232,7 @@ func TestNewUsesPulledModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, ok := tr.(*Whisper); !ok || w.Model != model {
+	if w, ok := tr.(*Chain).Engines()[0].(*Whisper); !ok || w.Model != model {
 		t.Errorf("New chose %T %+v, want whisper with %s", tr, tr, model)
 	}
 }

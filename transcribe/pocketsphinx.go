@@ -62,7 +62,19 @@ func (p *Pocketsphinx) Available(ctx context.Context) error {
 	return nil
 }
 
-// Transcribe runs both passes over path (English only).
+// Serves reports whether pocketsphinx hears lang: English only (its one
+// model here). A language not given ("") is served, assumed English.
+func (p *Pocketsphinx) Serves(lang string) (bool, string) {
+	if lang == "" || lang == "en" {
+		return true, ""
+	}
+	return false, "pocketsphinx has only an English model here"
+}
+
+// Transcribe runs both passes over path (English only). With lang "" the
+// speech is assumed English: the transcript says so, and no filler is cut
+// without review (pocketsphinx cannot tell the language, and its English
+// model hears "fillers" in any other).
 func (p *Pocketsphinx) Transcribe(ctx context.Context, path, lang string, progress dsp.Progress) (*Transcript, error) {
 	if lang != "" && lang != "en" {
 		return nil, fmt.Errorf("%w: %w: pocketsphinx has only an English model here, not %q", ErrUnavailable, ErrLanguage, lang)
@@ -114,7 +126,14 @@ func (p *Pocketsphinx) Transcribe(ctx context.Context, path, lang string, progre
 	}
 	fillers = append(fillers, DetectFillers(words, "en")...)
 	report(progress, 1)
-	return &Transcript{Status: "done", Language: "en", Engine: p.Name(), Words: words, Fillers: mergeFillers(fillers)}, nil
+	t := &Transcript{Status: "done", Language: "en", Engine: p.Name(), Words: words, Fillers: mergeFillers(fillers)}
+	autoCut := float64(PocketsphinxAutoCut)
+	if lang == "" {
+		t.Warning = WarnLanguageAssumed
+		autoCut = NoAutoCut
+	}
+	MarkFillers(t, autoCut)
+	return t, nil
 }
 
 func (p *Pocketsphinx) run(ctx context.Context, args []string) ([]byte, error) {

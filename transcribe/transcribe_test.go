@@ -209,7 +209,7 @@ func TestDetectFillersFrench(t *testing.T) {
 }
 
 func TestFillerCuts(t *testing.T) {
-	tr := &Transcript{Fillers: []Filler{{Word: "um", Start: 1, End: 1.3}, {Word: "uh", Start: 1.35, End: 1.5}, {Word: "um", Start: 0.02, End: 0.2}}}
+	tr := &Transcript{Fillers: []Filler{{Word: "um", Start: 1, End: 1.3, Cut: true}, {Word: "uh", Start: 1.35, End: 1.5, Cut: true}, {Word: "um", Start: 0.02, End: 0.2, Cut: true}}}
 	tr.Fillers = mergeFillers(tr.Fillers)
 	got := FillerCuts(tr, 0.05)
 	want := []plan.Cut{{Start: 0, End: 0.25, Reason: plan.ReasonFiller}, {Start: 0.95, End: 1.55, Reason: plan.ReasonFiller}}
@@ -218,7 +218,7 @@ func TestFillerCuts(t *testing.T) {
 	}
 	// A pad that is no length is none: plan.Make refused the reversed or
 	// NaN cuts it made.
-	one := &Transcript{Fillers: []Filler{{Word: "um", Start: 1, End: 1.1}}}
+	one := &Transcript{Fillers: []Filler{{Word: "um", Start: 1, End: 1.1, Cut: true}}}
 	for _, pad := range []float64{-1, math.NaN(), math.Inf(1), math.Inf(-1)} {
 		want := []plan.Cut{{Start: 1, End: 1.1, Reason: plan.ReasonFiller}}
 		if diff := cmp.Diff(want, FillerCuts(one, pad), cmpFloat()); diff != "" {
@@ -333,6 +333,7 @@ func TestFillerCutsSpareWords(t *testing.T) {
 		{"no words (an acoustic detector)", nil, Filler{Word: "um", Start: 1, End: 1.3},
 			[]plan.Cut{{Start: 0.95, End: 1.35, Reason: plan.ReasonFiller}}},
 	} {
+		tc.filler.Cut = true
 		got := FillerCuts(&Transcript{Words: tc.words, Fillers: []Filler{tc.filler}}, 0.05)
 		if diff := cmp.Diff(tc.want, got, cmpFloat()); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)

@@ -17,7 +17,38 @@ import (
 
 // WhisperPrompt is passed as whisper's initial prompt: whisper tends to
 // write clean text without fillers; a prompt full of them makes it keep them.
+// It is the English one, also used when the language is not given.
 const WhisperPrompt = "Um, uh, hmm, er, ah. So, um, I think, uh, we should go."
+
+// whisperPrompts are the verbatim prompts of the other languages with a
+// filler lexicon.
+var whisperPrompts = map[string]string{
+	"fr": "Euh, bah, ben, hein. Alors, euh, je pense que, euh, on devrait y aller.",
+}
+
+// whisperPrompt is the initial prompt for lang.
+func whisperPrompt(lang string) string {
+	if p, ok := whisperPrompts[lang]; ok {
+		return p
+	}
+	return WhisperPrompt
+}
+
+// englishOnly reports whether a ggml model is an English-only one
+// (ggml-base.en.bin, ggml-small.en-q5_1.bin).
+func englishOnly(model string) bool {
+	return strings.Contains(filepath.Base(model), ".en")
+}
+
+// Serves reports whether the model hears lang: an English-only model
+// (NAME.en) English alone, a multilingual one every language (whisper
+// detects it when not given).
+func (w *Whisper) Serves(lang string) (bool, string) {
+	if lang == "" || lang == "en" || !englishOnly(w.Model) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("whisper's model %s is English-only", filepath.Base(w.Model))
+}
 
 // Whisper runs whisper.cpp's whisper-cli as a subprocess with word-level
 // segments (-ml 1 -sow) and full JSON output (-ojf).
@@ -50,6 +81,9 @@ func (w *Whisper) Transcribe(ctx context.Context, path, lang string, progress ds
 	if err := w.Available(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
+	if ok, why := w.Serves(lang); !ok {
+		return nil, fmt.Errorf("%w: %w: %s, not %q", ErrUnavailable, ErrLanguage, why, lang)
+	}
 	dir, cleanup, err := scratch()
 	if err != nil {
 		return nil, err
@@ -59,12 +93,16 @@ func (w *Whisper) Transcribe(ctx context.Context, path, lang string, progress ds
 	if err != nil {
 		return nil, err
 	}
+	prompt := whisperPrompt(lang)
 	if lang == "" {
 		lang = "auto"
+		if englishOnly(w.Model) {
+			lang = "en"
+		}
 	}
 	outBase := filepath.Join(dir, "out")
 	cmd := proc.Command(ctx, w.cli(), "-m", w.Model, "-f", wav, "-l", lang, "-ml", "1", "-sow",
-		"-ojf", "-of", outBase, "-np", "--prompt", WhisperPrompt)
+		"-ojf", "-of", outBase, "-np", "--prompt", prompt)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -77,7 +115,10 @@ func (w *Whisper) Transcribe(ctx context.Context, path, lang string, progress ds
 	if err != nil {
 		return nil, fmt.Errorf("whisper-cli wrote no JSON: %w", err)
 	}
-	t, err := ParseWhisperJSON(b)
+	if lang == "auto" {
+		lang = ""
+	}
+	t, err := parseWhisper(b, lang)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +129,12 @@ func (w *Whisper) Transcribe(ctx context.Context, path, lang string, progress ds
 // ParseWhisperJSON reads whisper-cli's full JSON output (-ojf) with one word
 // per segment (-ml 1): segment offsets are milliseconds, token p is the
 // probability; bracketed non-speech tokens ([_BEG_], [BLANK_AUDIO]) are skipped.
-func ParseWhisperJSON(b []byte) (*Transcript, error) {
+func ParseWhisperJSON(b []byte) (*Transcript, error) { return parseWhisper(b, "") }
+
+// parseWhisper is ParseWhisperJSON for a run asked for language lang ("":
+// detected): the transcript is in lang, and its fillers are those of
+// lang's lexicon alone.
+func parseWhisper(b []byte, lang string) (*Transcript, error) {
 	var doc struct {
 		Result struct {
 			Language string `json:"language"`
@@ -105,7 +151,7 @@ func ParseWhisperJSON(b []byte) (*Transcript, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("whisper JSON: %w", err)
 	}
-	t := &Transcript{Status: "done", Language: doc.Result.Language, Engine: "whisper", Words: []Word{}}
+	t := &Transcript{Status: "done", Language: orDefault(lang, doc.Result.Language), Engine: "whisper", Words: []Word{}}
 	for _, s := range doc.Transcription {
 		text := strings.TrimSpace(s.Text)
 		if text == "" || strings.HasPrefix(text, "[") {
@@ -129,5 +175,6 @@ func ParseWhisperJSON(b []byte) (*Transcript, error) {
 	if t.Fillers == nil {
 		t.Fillers = []Filler{}
 	}
+	MarkFillers(t, WhisperAutoCut)
 	return t, nil
 }

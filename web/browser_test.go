@@ -788,8 +788,9 @@ func TestBrowserPageDefects(t *testing.T) {
 		t.Errorf("rejected upload: %+v", rejected)
 	}
 
-	// Filler words: listed with their times, drawn as filler cuts, and a
-	// Listen button moves the playhead to a second before one.
+	// Filler words: listed with their times as suggestions (pocketsphinx
+	// does not reach the precision to cut one by itself: none is drawn as
+	// a cut), and a Listen button moves the playhead to a second before one.
 	var parts []string
 	for i, text := range []string{"So I think we should go to the market today.", "um", "The quarterly numbers came in higher than anyone expected."} {
 		f := filepath.Join(s.media, fmt.Sprintf("part%d.wav", i))
@@ -813,7 +814,7 @@ func TestBrowserPageDefects(t *testing.T) {
 	s.eval(`({hidden: document.getElementById("fillers").hidden, items: [...document.querySelectorAll("#filler-list li")].map(li => li.firstChild.textContent),
 		regions: state.regions.filter(r => r.reason === "filler").length})`, &fill)
 	t.Logf("fillers listed: %q; filler cuts drawn: %d", fill.Items, fill.Regions)
-	if fill.Hidden || len(fill.Items) == 0 || !strings.Contains(fill.Items[0], " at 0:0") || fill.Regions == 0 {
+	if fill.Hidden || len(fill.Items) == 0 || !strings.Contains(fill.Items[0], " at 0:0") || fill.Regions != 0 {
 		t.Errorf("fillers: %+v", fill)
 	}
 	var fstart, head float64

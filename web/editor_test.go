@@ -748,6 +748,46 @@ func TestBrowserSmallDefects(t *testing.T) {
 	s.noErrors()
 }
 
+// TestBrowserFrenchGetsNoEnglishFillers: French speech (an Asterisk
+// French prompt) with filler words asked and French chosen, on a server
+// whose one engine is pocketsphinx's English model: the page shows the
+// language, says plainly that no engine here hears French, lists no
+// filler and cuts none (the English model cut five "fillers" out of this
+// French speech with no word).
+func TestBrowserFrenchGetsNoEnglishFillers(t *testing.T) {
+	s := newSite(t)
+	french, err := filepath.Abs("../testdata/recordings/fr_asterisk_june_demo-instruct_71s.wav")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
+	tok := s.token()
+	s.startJob(french, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.Click("#transcribe", chromedp.ByID), chromedp.SetValue("#language", "fr", chromedp.ByID))
+	s.waitEditor(tok, 2*time.Minute)
+	var got struct {
+		Lang, Note, Warning, List string
+		WarningShown              bool
+		Fillers, FillerCuts       int
+		Engine                    string
+	}
+	s.eval(`({lang: document.getElementById("job-lang").textContent, note: document.getElementById("fillers-note").textContent,
+		warning: document.getElementById("fillers-warning").textContent, warningShown: !document.getElementById("fillers").hidden && getComputedStyle(document.getElementById("fillers-warning")).display !== "none",
+		list: document.getElementById("filler-list").textContent, fillers: state.job.transcript.fillers.length,
+		fillerCuts: state.regions.filter(r => r.reason === "filler").length, engine: state.job.transcript.engine || ""})`, &got)
+	t.Logf("page: %+v", got)
+	if got.Lang != "Speech language: French." {
+		t.Errorf("job language %q", got.Lang)
+	}
+	if !got.WarningShown || !strings.Contains(got.Warning, `No transcription engine on this server hears "fr"`) || !strings.Contains(got.Warning, "English") {
+		t.Errorf("no plain warning: %+v", got)
+	}
+	if got.Fillers != 0 || got.FillerCuts != 0 || got.Engine != "" || got.List != "None looked for." {
+		t.Errorf("English fillers on French speech: %+v", got)
+	}
+	s.shot("french-fillers.png")
+	s.noErrors()
+}
+
 // speechWithUm makes speech (flite) with an "um" between two sentences.
 func (s *site) speechWithUm() string {
 	s.t.Helper()
@@ -767,16 +807,17 @@ func (s *site) speechWithUm() string {
 }
 
 // TestBrowserFillerReview: each filler is listed with the words around
-// it, how sure the recogniser was and whether it is cut, and a button
-// keeps it (the cut list no longer covers it) or cuts it again; a filler
-// found but not in the cuts (export.cutFillers off) is shown as a
-// suggestion, and its Cut button cuts it. (The list offered only Listen.)
+// it, how sure the recogniser was and whether it is cut. An engine that
+// only suggests (pocketsphinx) cuts none: each is "suggested, not cut",
+// the note says why, and its Cut button cuts it, Keep keeps it again; with
+// export.cutFillers off they are suggestions too. (The list offered only
+// Listen; then a filler was cut unasked.)
 func TestBrowserFillerReview(t *testing.T) {
 	s := newSite(t)
 	speech := s.speechWithUm()
 	s.run(chromedp.SendKeys("#key", testKey, chromedp.ByID))
 	tok := s.token()
-	s.startJob(speech, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.Click("#transcribe", chromedp.ByID))
+	s.startJob(speech, chromedp.SetValue("#format", "wav", chromedp.ByID), chromedp.Click("#transcribe", chromedp.ByID), chromedp.SetValue("#language", "en", chromedp.ByID))
 	s.waitEditor(tok, 2*time.Minute)
 	type item struct {
 		Text, Ctx, Conf, State, Button string
@@ -804,17 +845,26 @@ func TestBrowserFillerReview(t *testing.T) {
 		if !f.Mark || len(strings.Fields(f.Ctx)) < 2 || !conf.MatchString(f.Conf) || f.Button == "" {
 			t.Errorf("filler %d shown without its context, confidence, state or button: %+v", i, f)
 		}
+		if f.State != "suggested" || covered(i) || f.Button != "Cut" {
+			t.Errorf("filler %d cut unasked: %+v, covered by a cut %v", i, f, covered(i))
+		}
 	}
-	if it[0].State != "cut" || !covered(0) {
-		t.Fatalf("filler 0 is %q (covered by a cut: %v), want cut", it[0].State, covered(0))
+	var note, lang string
+	s.eval(`document.getElementById("fillers-note").textContent`, &note)
+	s.eval(`document.getElementById("job-lang").textContent`, &lang)
+	if !strings.Contains(note, "Language: English (heard by pocketsphinx)") || !strings.Contains(note, "each is a suggestion, cut only if you press Cut") {
+		t.Errorf("fillers note %q", note)
+	}
+	if lang != "Speech language: English." {
+		t.Errorf("job language %q", lang)
 	}
 	s.eval(`document.querySelector("#filler-list li button[data-act=filler]").click(), true`, nil)
-	if it := items(); it[0].State != "kept" || covered(0) || it[0].Button != "Cut" {
+	if it := items(); it[0].State != "cut" || !covered(0) || it[0].Button != "Keep" {
+		t.Errorf("Cut on suggested filler 0: %+v, covered by a cut %v", it[0], covered(0))
+	}
+	s.eval(`document.querySelector("#filler-list li button[data-act=filler]").click(), true`, nil)
+	if it := items(); it[0].State == "cut" || covered(0) || it[0].Button != "Cut" {
 		t.Errorf("Keep on filler 0: %+v, covered by a cut %v", it[0], covered(0))
-	}
-	s.eval(`document.querySelector("#filler-list li button[data-act=filler]").click(), true`, nil)
-	if it := items(); it[0].State != "cut" || !covered(0) {
-		t.Errorf("Cut again on filler 0: %+v, covered by a cut %v", it[0], covered(0))
 	}
 
 	// Fillers found but not cut: suggestions.

@@ -218,7 +218,16 @@ func runCut(ctx context.Context, e env) error {
 			return err
 		}
 		fillers = transcribe.FillerCuts(tr, 0.04)
-		bar.println(fmt.Sprintf("%s found %d filler words", t.Name(), len(tr.Fillers)))
+		sure := 0
+		for _, f := range tr.Fillers {
+			if f.Cut {
+				sure++
+			}
+		}
+		bar.println(fmt.Sprintf("%s found %d filler words, %d sure enough to cut (the others are suggestions, not cut: review them in the page or with the API)", orDefaultName(tr.Engine, t.Name()), len(tr.Fillers), sure))
+		if tr.Warning != "" {
+			bar.println("warning: " + tr.Warning)
+		}
 	}
 	p, err := plan.Make(a, params, fillers)
 	if err != nil {
@@ -331,4 +340,12 @@ func (b *progressBar) println(s string) {
 		fmt.Fprint(b.w, "\r\033[K")
 	}
 	fmt.Fprintln(b.w, s)
+}
+
+// orDefaultName is name, or def when name is "".
+func orDefaultName(name, def string) string {
+	if name != "" {
+		return name
+	}
+	return def
 }

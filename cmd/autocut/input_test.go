@@ -82,7 +82,7 @@ func TestTranscribeFlagValues(t *testing.T) {
 		need string // engine that must be available, else skip
 	}{
 		{[]string{"--engine", "bogus"}, "--engine bogus: allowed whisper, pocketsphinx, acoustic", ""},
-		{[]string{"--engine", "pocketsphinx", "--lang", "xx"}, `--lang xx: language not supported: pocketsphinx has only an English model here, not "xx"`, "pocketsphinx"},
+		{[]string{"--engine", "pocketsphinx", "--lang", "xx"}, `--lang xx: no engine here hears "xx": pocketsphinx has only an English model here`, "pocketsphinx"},
 	} {
 		var errb bytes.Buffer
 		code := run(context.Background(), append(append([]string{"transcribe"}, tc.args...), speech), io.Discard, &errb)

@@ -44,6 +44,11 @@ func runTranscribe(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
+	if ls, ok := t.(transcribe.LanguageServer); ok {
+		if ok, why := ls.Serves(lang); !ok {
+			return usageError{fmt.Sprintf("--lang %s: %s", lang, why)}
+		}
+	}
 	tr, err := t.Transcribe(ctx, pos[0], lang, nil)
 	if errors.Is(err, transcribe.ErrLanguage) {
 		return usageError{fmt.Sprintf("--lang %s: %s", lang, strings.TrimPrefix(err.Error(), transcribe.ErrUnavailable.Error()+": "))}

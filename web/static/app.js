@@ -258,6 +258,7 @@ function options() {
   if ($("normalize").value) o.export.normalize = $("normalize").value;
   if ($("crosstalk").value === "cut") o.params = { crosstalk: "cut" };
   if ($("transcribe").checked) o.transcribe = true;
+  if ($("language").value) o.language = $("language").value;
   if (!$("autoexport").checked) o.autoExport = false;
   return o;
 }
@@ -269,6 +270,16 @@ function options() {
 function leaveEdits() {
   if (!state.env || !unapplied()) return true;
   return confirm(`The edits of ${state.job.input.name} are not applied. They stay saved in this browser and come back when you open it again. Leave it?`);
+}
+
+// LANGUAGES names the languages of the page's language menu.
+const LANGUAGES = { en: "English", fr: "French", de: "German", es: "Spanish", it: "Italian", nl: "Dutch", pt: "Portuguese", ru: "Russian" };
+const langName = (l) => LANGUAGES[l] || l;
+
+// The language menu starts on the browser's language when it lists it.
+{
+  const l = (navigator.language || "").toLowerCase().split("-")[0];
+  if (LANGUAGES[l]) $("language").value = l;
 }
 
 function start() {
@@ -485,6 +496,10 @@ function render(job) {
   const busy = job.status !== "done" && job.status !== "failed";
   $("job-bar").hidden = !busy;
   $("job-bar").value = job.progress || 0;
+  // The language asked for, beside the one heard.
+  const heard = job.transcript && job.transcript.status === "done" && job.transcript.language;
+  $("job-lang").textContent = !job.transcribe ? "" : `Speech language: ${job.language ? langName(job.language) : "not given"}` +
+    (heard && heard !== job.language ? ` (heard as ${langName(heard)})` : "") + ".";
   stages(job);
   markOpen();
 }
@@ -827,9 +842,14 @@ function fillers() {
   ul.textContent = "";
   if (!t || !t.fillers) { $("fillers").hidden = true; return; }
   $("fillers").hidden = false;
-  const lang = t.language ? `Language: ${t.language}${t.engine ? ` (heard by ${t.engine})` : ""}. ` : "";
-  say("fillers-note", t.status && t.status !== "done" ? `${lang}Transcription ${t.status}…` : `${lang}${t.fillers.length} found.`);
-  if (t.fillers.length === 0) { const li = document.createElement("li"); li.textContent = "None found."; ul.append(li); return; }
+  const lang = t.language ? `Language: ${langName(t.language)}${t.engine ? ` (heard by ${t.engine})` : ""}. ` : "";
+  const auto = t.status !== "done" || !t.engine || t.fillers.length === 0 ? "" : t.autoCutConfidence != null
+    ? ` Those ${Math.round(t.autoCutConfidence * 100)}% sure or more are cut; the others are suggestions.`
+    : ` ${t.engine} is not sure enough of any to cut it by itself: each is a suggestion, cut only if you press Cut.`;
+  const none = t.status === "done" && !t.engine && t.warning; // no engine hears the language
+  say("fillers-note", t.status && t.status !== "done" ? `${lang}Transcription ${t.status}…` : none ? `${lang}No filler looked for.` : `${lang}${t.fillers.length} found.${auto}`);
+  say("fillers-warning", t.warning ? sentence(t.warning) : "");
+  if (t.fillers.length === 0) { const li = document.createElement("li"); li.textContent = t.warning && !t.engine ? "None looked for." : "None found."; ul.append(li); return; }
   const words = (t.words || []).slice().sort((a, b) => a.start - b.start);
   for (const f of t.fillers) {
     const li = document.createElement("li");
