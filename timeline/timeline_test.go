@@ -549,9 +549,12 @@ func TestReferenceFrames(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", c.file, diff)
 		}
 	}
-	// Touching after snapping merges; empty drops; clamps to the last whole frame.
+	// Touching after snapping merges; empty drops; clamps to the last whole
+	// frame. The plan's running total is 52.525 frames at the end (2.101 s
+	// kept: 1.001 + 0.99 + 0.01 + 0.1 once clamped to 10 s), so the last clip
+	// ends at record frame 53 and is 3 frames long, centred on 247.5-250.
 	got := FrameList([]dsp.Range{{Start: 0, End: 1.001}, {Start: 1.01, End: 2}, {Start: 3, End: 3.01}, {Start: 9.9, End: 20}}, dsp.Rational{Num: 25, Den: 1}, 10.03)
-	want := []Segment{{0, 50, 0, 50}, {248, 250, 50, 52}}
+	want := []Segment{{0, 50, 0, 50}, {247, 250, 50, 53}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merge/drop/clamp (-want +got):\n%s", diff)
 	}
