@@ -129,6 +129,7 @@ type Media struct {
 	Channels      int          // audio channels
 	HasVideo      bool         // video+audio source
 	FrameRate     dsp.Rational // the video's exact rate
+	VideoFrames   int64        // the picture's length in frames (0: unknown, Duration at FrameRate)
 	Width, Height int          // the video's frame size in pixels (0: unknown, written as 1920x1080)
 	StartTimecode float64      // source start timecode, seconds
 }
@@ -153,7 +154,7 @@ func MediaFromInfo(info dsp.Info, mediaPath string) Media {
 		Name: strings.TrimSuffix(file, filepath.Ext(file)), File: file, Path: mediaPath,
 		Duration: info.Duration, SampleRate: info.SampleRate, Channels: info.Channels,
 		HasVideo: info.Type == "video" && info.FrameRate.Num > 0, FrameRate: info.FrameRate, StartTimecode: info.StartTimecode,
-		Width: info.Width, Height: info.Height,
+		Width: info.Width, Height: info.Height, VideoFrames: info.VideoFrames,
 	}
 }
 
@@ -268,11 +269,17 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 		}
 		e.drop = true
 	}
-	e.segs = FrameList(keep, rate, m.Duration)
+	// The extent: a video's picture (its audio, which Duration is when it
+	// was decoded, may run on a frame or two), else the media's duration.
+	extent := m.Duration
+	if m.HasVideo && m.VideoFrames > 0 {
+		extent = FrameToSec(m.VideoFrames, rate)
+	}
+	e.segs = FrameList(keep, rate, extent)
 	if len(e.segs) == 0 {
 		return nil, ErrNoWholeFrame
 	}
-	e.last = lastFrame(m.Duration, rate)
+	e.last = lastFrame(extent, rate)
 	e.tc = SecToFrame(m.StartTimecode, rate)
 	e.title = o.Title
 	if e.title == "" {
