@@ -3,6 +3,7 @@ package timeline
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ func jsonString(s string) string {
 // writeOTIO writes an OpenTimelineIO timeline: a stack of a video track
 // (video sources) and an audio track, one Clip.2 per kept range with an
 // ExternalReference.1, every time at the edit rate with integral frame
-// values. The document is written by hand, clip by clip, with 4-space
+// values; frame size and audio rates in the metadata, under "autocut". The document is written by hand, clip by clip, with 4-space
 // indentation (RationalTimes on one line): reflection-based encoding of
 // 10 000 clips costs most of a long export's time.
 func (e *edit) writeOTIO(w io.Writer) error {
@@ -47,7 +48,19 @@ func (e *edit) writeOTIO(w io.Writer) error {
 	title := jsonString(e.title)
 	p := func(n int) string { return strings.Repeat(ind, n) }
 	bw := bufio.NewWriter(w)
-	head := "{\n" + p(1) + `"OTIO_SCHEMA": "Timeline.1",` + "\n" + p(1) + `"metadata": {},` + "\n" +
+	// Metadata state what the XML formats do and OTIO's schema has no
+	// place for: the sequence's frame size, exact rate and audio rate
+	// (Timeline.1), and the media's audio rate and channels, and frame
+	// size for a video (ExternalReference.1).
+	width, height := e.frameSize()
+	ch := max(e.m.Channels, 1)
+	seqMeta := fmt.Sprintf("{\n%s\"autocut\": {\"width\": %d, \"height\": %d, \"rate\": %s, \"audio_rate\": %d, \"audio_channels\": %d}\n%s}",
+		p(2), width, height, jsonString(e.rate.String()), sequenceSampleRate(e.m.SampleRate), ch, p(1))
+	mediaMeta := fmt.Sprintf("{\n%s\"autocut\": {\"sample_rate\": %d, \"channels\": %d}\n%s}", p(9), e.m.SampleRate, ch, p(8))
+	if e.m.HasVideo {
+		mediaMeta = fmt.Sprintf("{\n%s\"autocut\": {\"sample_rate\": %d, \"channels\": %d, \"width\": %d, \"height\": %d}\n%s}", p(9), e.m.SampleRate, ch, width, height, p(8))
+	}
+	head := "{\n" + p(1) + `"OTIO_SCHEMA": "Timeline.1",` + "\n" + p(1) + `"metadata": ` + seqMeta + ",\n" +
 		p(1) + `"name": ` + title + ",\n" + p(1) + `"global_start_time": ` + string(rt(nil, 0)) + ",\n" +
 		p(1) + `"tracks": {` + "\n" + p(2) + `"OTIO_SCHEMA": "Stack.1",` + "\n" + p(2) + `"metadata": {},` + "\n" +
 		p(2) + `"name": ` + title + ",\n" + p(2) + `"source_range": null,` + "\n" + p(2) + `"effects": [],` + "\n" +
@@ -56,7 +69,7 @@ func (e *edit) writeOTIO(w io.Writer) error {
 
 	// The media reference is the same in every clip: built once.
 	ref := p(6) + `"media_references": {` + "\n" + p(7) + `"DEFAULT_MEDIA": {` + "\n" +
-		p(8) + `"OTIO_SCHEMA": "ExternalReference.1",` + "\n" + p(8) + `"metadata": {},` + "\n" +
+		p(8) + `"OTIO_SCHEMA": "ExternalReference.1",` + "\n" + p(8) + `"metadata": ` + mediaMeta + ",\n" +
 		p(8) + `"name": ` + jsonString(e.m.File) + ",\n" + p(8) + `"available_range": {` + "\n" +
 		p(9) + `"OTIO_SCHEMA": "TimeRange.1",` + "\n" +
 		p(9) + `"duration": ` + string(rt(nil, e.last)) + ",\n" +
