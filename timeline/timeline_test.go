@@ -133,8 +133,8 @@ func TestGoldenAndParseBack(t *testing.T) {
 				case EDL:
 					got = nil
 					edls, _ := filepath.Glob(filepath.Join(dir, "out-autocut*.edl"))
-					if len(edls) != len(e.edlParts()) {
-						t.Fatalf("%d EDL files, want %d", len(edls), len(e.edlParts()))
+					if len(edls) != len(e.edlParts(&e.tracks[0])) {
+						t.Fatalf("%d EDL files, want %d", len(edls), len(e.edlParts(&e.tracks[0])))
 					}
 					for i := range edls {
 						name := "out-autocut.edl"
@@ -728,8 +728,8 @@ func BenchmarkFormatAll3h(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		for i, p := range e.edlParts() {
-			if err := e.writeEDL(io.Discard, p, i+1, 11); err != nil {
+		for i, p := range e.edlParts(&e.tracks[0]) {
+			if err := e.writeEDL(io.Discard, &e.tracks[0], p, i+1, 11); err != nil {
 				b.Fatal(err)
 			}
 		}
