@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -564,5 +565,53 @@ func TestVideoAudioAlignedToFirstFrame(t *testing.T) {
 			}
 		}
 		f.Close()
+	}
+}
+
+// TestVideoFramesArePictureLength: a video's length in frames is its
+// picture's, not its audio's: 2199 frames at 29.97 and 1834 at 25 with
+// audio two frames longer (2201 and 1836 frames' worth), in MP4 (which
+// states the count) and Matroska (which states the stream's duration), by
+// the probe and after the analysis's full decode. The timelines declared
+// the audio's length as the video asset's.
+func TestVideoFramesArePictureLength(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		rate          string
+		frames, audio int
+		fps           float64
+	}{
+		{"30000/1001", 2199, 2201, 30000.0 / 1001},
+		{"25", 1834, 1836, 25},
+	} {
+		for _, ext := range []string{"mp4", "mkv"} {
+			t.Run(c.rate+"."+ext, func(t *testing.T) {
+				sec := strconv.FormatFloat(float64(c.audio)/c.fps, 'f', 6, 64)
+				acodec := "aac"
+				if ext == "mkv" {
+					acodec = "pcm_s16le"
+				}
+				path := ffmpegGen(t, "v."+ext, "-f", "lavfi", "-i", "testsrc=size=32x18:rate="+c.rate, "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
+					"-t", sec, "-filter_complex", "[0:v]trim=end_frame="+strconv.Itoa(c.frames)+"[v]", "-map", "[v]", "-map", "1:a",
+					"-c:v", "libx264", "-preset", "ultrafast", "-c:a", acodec)
+				info, err := Probe(ctx, path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if info.VideoFrames != int64(c.frames) {
+					t.Errorf("probe: %d video frames, want %d (audio %.3f s = %.1f frames)", info.VideoFrames, c.frames, info.Duration, info.Duration*c.fps)
+				}
+				a, err := AnalyzeFile(ctx, path, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Input.VideoFrames != int64(c.frames) {
+					t.Errorf("analysis: %d video frames, want %d", a.Input.VideoFrames, c.frames)
+				}
+				if got := a.Input.Duration * c.fps; got < float64(c.frames)+1 {
+					t.Errorf("the decoded audio is %.2f frames long: the test wants it longer than the picture", got)
+				}
+			})
+		}
 	}
 }

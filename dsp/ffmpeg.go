@@ -167,7 +167,7 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 				if avg := parseRational(s.AvgFrameRate); avg.Num > 0 && (info.FrameRate.Num == 0 || info.FrameRate.Float() > 2*avg.Float()) {
 					info.FrameRate = avg
 				}
-				info.VideoFrames, _ = strconv.ParseInt(s.NbFrames, 10, 64)
+				info.VideoFrames = videoFrames(s.NbFrames, s.Duration, s.Tags["DURATION"], info.FrameRate)
 				video = startAfter(s.StartTime, pr.Format.StartTime)
 				info.Width, info.Height = s.Width, s.Height
 				if rotatedQuarter(s.Tags["rotate"], s.SideData) {
@@ -212,6 +212,36 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 		info.Duration, _ = strconv.ParseFloat(a.Duration, 64)
 	}
 	return info, video, nil
+}
+
+// videoFrames is a video stream's length in frames: the count its
+// container states (MP4, MOV), else its duration at rate, from ffprobe's
+// stream duration or the Matroska DURATION tag ("00:01:13.373000000");
+// 0 when none is known.
+func videoFrames(nbFrames, duration, tag string, rate Rational) int64 {
+	if n, err := strconv.ParseInt(nbFrames, 10, 64); err == nil && n > 0 {
+		return n
+	}
+	if rate.Num <= 0 || rate.Den <= 0 {
+		return 0
+	}
+	sec, err := strconv.ParseFloat(duration, 64)
+	if err != nil || !(sec > 0) {
+		sec = 0
+		h, rest, ok1 := strings.Cut(tag, ":")
+		m, sv, ok2 := strings.Cut(rest, ":")
+		hv, err1 := strconv.Atoi(h)
+		mv, err2 := strconv.Atoi(m)
+		secv, err3 := strconv.ParseFloat(sv, 64)
+		if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || hv < 0 || mv < 0 || !(secv >= 0) {
+			return 0
+		}
+		sec = float64(hv*3600+mv*60) + secv
+	}
+	if math.IsInf(sec, 0) || !(sec > 0) {
+		return 0
+	}
+	return int64(math.Round(sec * float64(rate.Num) / float64(rate.Den)))
 }
 
 // startAfter returns how long after the input's start (ffprobe's format

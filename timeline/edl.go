@@ -16,26 +16,26 @@ const edlReel = "AX"
 
 // edlTracks returns the track fields of one kept range: V and the audio
 // (AA for stereo, A for mono) as separate events for a video source.
-func (e *edit) edlTracks() []string {
+func edlTracks(m Media) []string {
 	a := "AA"
-	if e.m.Channels == 1 {
+	if m.Channels == 1 {
 		a = "A"
 	}
-	if e.m.HasVideo {
+	if m.HasVideo {
 		return []string{"V", a}
 	}
 	return []string{a}
 }
 
-func (e *edit) edlEvents() int { return len(e.segs) * len(e.edlTracks()) }
+func (e *edit) edlEvents(tr *track) int { return len(tr.segs) * len(edlTracks(tr.m)) }
 
-// edlParts splits the segments so no list passes 999 events (the events of
-// one segment stay in one list).
-func (e *edit) edlParts() [][]Segment {
-	per := edlMaxEvents / len(e.edlTracks())
+// edlParts splits a track's segments so no list passes 999 events (the
+// events of one segment stay in one list).
+func (e *edit) edlParts(tr *track) [][]Segment {
+	per := edlMaxEvents / len(edlTracks(tr.m))
 	var parts [][]Segment
-	for i := 0; i < len(e.segs); i += per {
-		parts = append(parts, e.segs[i:min(i+per, len(e.segs))])
+	for i := 0; i < len(tr.segs); i += per {
+		parts = append(parts, tr.segs[i:min(i+per, len(tr.segs))])
 	}
 	return parts
 }
@@ -49,9 +49,12 @@ func (e *edit) edlParts() [][]Segment {
 // OpenTimelineIO and Nucoda read it as the clip's media reference) and
 // "* SOURCE FILE:" (the same path, as Avid and Resolve write it). Lines
 // end in CR LF, as CMX 3600 lists always have (editors read LF too).
-func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
+func (e *edit) writeEDL(w io.Writer, tr *track, segs []Segment, part, parts int) error {
 	bw := bufio.NewWriter(w)
 	title := e.title
+	if len(e.tracks) > 1 {
+		title = fmt.Sprintf("%s, track %d (%s)", title, e.trackNumber(tr), tr.m.Name)
+	}
 	if parts > 1 {
 		title = fmt.Sprintf("%s part %d of %d", title, part, parts)
 	}
@@ -66,12 +69,12 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	}
 	// Each event is built in one reused buffer: fixed columns are
 	// event (3), reel (8), track (5), transition (8), then four timecodes.
-	tracks := e.edlTracks()
-	source := e.m.Path
+	tracks := edlTracks(tr.m)
+	source := tr.m.Path
 	if source == "" {
-		source = e.m.File
+		source = tr.m.File
 	}
-	source, clipName := edlText(source), edlText(e.m.File)
+	source, clipName := edlText(source), edlText(tr.m.File)
 	line := make([]byte, 0, 160+2*len(source))
 	pad := func(b []byte, s string, w int) []byte {
 		b = append(b, s...)
@@ -82,7 +85,7 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 	}
 	n := int64(0)
 	for _, s := range segs {
-		for _, tr := range tracks {
+		for _, field := range tracks {
 			n++
 			line = line[:0]
 			if n < 100 {
@@ -92,11 +95,11 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 			line = append(line, "  "...)
 			line = pad(line, edlReel, 8)
 			line = append(line, ' ')
-			line = pad(line, tr, 5)
+			line = pad(line, field, 5)
 			line = append(line, " C        "...)
-			line = appendTimecode(line, e.tc+s.SrcIn, e.fps, e.drop)
+			line = appendTimecode(line, tr.tc+s.SrcIn, e.fps, e.drop)
 			line = append(line, ' ')
-			line = appendTimecode(line, e.tc+s.SrcOut, e.fps, e.drop)
+			line = appendTimecode(line, tr.tc+s.SrcOut, e.fps, e.drop)
 			line = append(line, ' ')
 			line = appendTimecode(line, recStart+s.RecIn, e.fps, e.drop)
 			line = append(line, ' ')
@@ -114,6 +117,16 @@ func (e *edit) writeEDL(w io.Writer, segs []Segment, part, parts int) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// trackNumber is tr's number in the edit, from 1.
+func (e *edit) trackNumber(tr *track) int {
+	for i := range e.tracks {
+		if &e.tracks[i] == tr {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // edlText is s on one EDL line: a control character (a line break in a

@@ -98,28 +98,32 @@ func (e *edit) writeFCPXML(w io.Writer) error {
 		name = ` name="` + name + `"`
 	}
 	fmt.Fprintf(bw, "    <format id=\"r1\"%s frameDuration=\"%s\" width=\"%d\" height=\"%d\" colorSpace=\"1-1-1 (Rec. 709)\"/>\n", name, fcpTime(1, g), width, height)
-	// The asset's extent: whole frames for video, whole samples for audio.
-	dur := fcpTime(e.last, g)
-	if !e.m.HasVideo && e.m.SampleRate > 0 {
-		dur = fmt.Sprintf("%d/%ds", int64(math.Round(e.m.Duration*float64(e.m.SampleRate))), e.m.SampleRate)
-	}
-	src := fileURL(e.m.Path)
-	video := ""
-	if e.m.HasVideo {
-		video = ` hasVideo="1" format="r1" videoSources="1"`
+	// One asset per track (r2, r3, ...): its extent in whole frames for
+	// video, whole samples for audio.
+	for ti := range e.tracks {
+		tr := &e.tracks[ti]
+		dur := fcpTime(tr.last, g)
+		if !tr.m.HasVideo && tr.m.SampleRate > 0 {
+			dur = fmt.Sprintf("%d/%ds", int64(math.Round(tr.m.Duration*float64(tr.m.SampleRate))), tr.m.SampleRate)
+		}
+		src := fileURL(tr.m.Path)
+		video := ""
+		if tr.m.HasVideo {
+			video = ` hasVideo="1" format="r1" videoSources="1"`
+			if v == "1.8" {
+				video = ` hasVideo="1" format="r1"`
+			}
+		}
+		audio := fmt.Sprintf(` hasAudio="1" audioSources="1" audioChannels="%d" audioRate="%d"`, max(tr.m.Channels, 1), tr.m.SampleRate)
+		start := fcpTime(tr.tc, g)
 		if v == "1.8" {
-			video = ` hasVideo="1" format="r1"`
+			fmt.Fprintf(bw, "    <asset id=\"r%d\" name=\"%s\" src=\"%s\" start=\"%s\" duration=\"%s\"%s%s/>\n", ti+2, attr(tr.m.Name), attr(src), start, dur, video, audio)
+		} else {
+			fmt.Fprintf(bw, "    <asset id=\"r%d\" name=\"%s\" start=\"%s\" duration=\"%s\"%s%s>\n      <media-rep kind=\"original-media\" src=\"%s\"/>\n    </asset>\n",
+				ti+2, attr(tr.m.Name), start, dur, video, audio, attr(src))
 		}
 	}
 	ch := max(e.m.Channels, 1)
-	audio := fmt.Sprintf(` hasAudio="1" audioSources="1" audioChannels="%d" audioRate="%d"`, ch, e.m.SampleRate)
-	start := fcpTime(e.tc, g)
-	if v == "1.8" {
-		fmt.Fprintf(bw, "    <asset id=\"r2\" name=\"%s\" src=\"%s\" start=\"%s\" duration=\"%s\"%s%s/>\n", attr(e.m.Name), attr(src), start, dur, video, audio)
-	} else {
-		fmt.Fprintf(bw, "    <asset id=\"r2\" name=\"%s\" start=\"%s\" duration=\"%s\"%s%s>\n      <media-rep kind=\"original-media\" src=\"%s\"/>\n    </asset>\n",
-			attr(e.m.Name), start, dur, video, audio, attr(src))
-	}
 	layout := "stereo"
 	if ch > 2 {
 		layout = "surround"
@@ -131,9 +135,49 @@ func (e *edit) writeFCPXML(w io.Writer) error {
 	if e.m.HasVideo {
 		clipTC = ` tcFormat="` + tcFormat + `"`
 	}
-	for _, s := range e.segs {
-		fmt.Fprintf(bw, "            <asset-clip ref=\"r2\" name=\"%s\" offset=\"%s\" start=\"%s\" duration=\"%s\"%s/>\n",
-			attr(e.m.Name), fcpTime(s.RecIn, g), fcpTime(e.tc+s.SrcIn, g), fcpTime(s.Len(), g), clipTC)
+	// The first track's clips are the spine; each other track's clip of
+	// the same kept range is connected to it, in lane -1, -2, ..., at its
+	// start (a gap holds them past the first track's end).
+	first := e.tracks[0].segs
+	for i, s := range e.segs {
+		open, end := "", "/>\n"
+		if i < len(first) {
+			f := first[i]
+			open = fmt.Sprintf("            <asset-clip ref=\"r2\" name=\"%s\" offset=\"%s\" start=\"%s\" duration=\"%s\"%s",
+				attr(e.m.Name), fcpTime(f.RecIn, g), fcpTime(e.tc+f.SrcIn, g), fcpTime(f.Len(), g), clipTC)
+			if len(e.tracks) > 1 {
+				end = ">\n"
+			}
+		} else {
+			open = fmt.Sprintf("            <gap name=\"Gap\" offset=\"%s\" start=\"0s\" duration=\"%s\"", fcpTime(s.RecIn, g), fcpTime(s.Len(), g))
+			end = ">\n"
+		}
+		bw.WriteString(open)
+		bw.WriteString(end)
+		if end == "/>\n" {
+			continue
+		}
+		parentStart := int64(0)
+		if i < len(first) {
+			parentStart = e.tc + first[i].SrcIn
+		}
+		for ti := 1; ti < len(e.tracks); ti++ {
+			tr := &e.tracks[ti]
+			if i >= len(tr.segs) {
+				continue
+			}
+			c := tr.segs[i]
+			fmt.Fprintf(bw, "              <asset-clip ref=\"r%d\" lane=\"-%d\" name=\"%s\" offset=\"%s\" start=\"%s\" duration=\"%s\"/>\n",
+				ti+2, ti, attr(tr.m.Name), fcpTime(parentStart, g), fcpTime(tr.tc+c.SrcIn, g), fcpTime(c.Len(), g))
+		}
+		if i >= len(first) {
+			bw.WriteString("            </gap>\n")
+			continue
+		}
+		bw.WriteString("            </asset-clip>\n")
+		if f := first[i]; f.RecOut < s.RecOut { // the first track ends within this clip
+			fmt.Fprintf(bw, "            <gap name=\"Gap\" offset=\"%s\" start=\"0s\" duration=\"%s\"/>\n", fcpTime(f.RecOut, g), fcpTime(s.RecOut-f.RecOut, g))
+		}
 	}
 	fmt.Fprint(bw, "          </spine>\n        </sequence>\n      </project>\n    </event>\n  </library>\n</fcpxml>\n")
 	return bw.Flush()

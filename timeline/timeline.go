@@ -129,6 +129,7 @@ type Media struct {
 	Channels      int          // audio channels
 	HasVideo      bool         // video+audio source
 	FrameRate     dsp.Rational // the video's exact rate
+	VideoFrames   int64        // the picture's length in frames (0: unknown, Duration at FrameRate)
 	Width, Height int          // the video's frame size in pixels (0: unknown, written as 1920x1080)
 	StartTimecode float64      // source start timecode, seconds
 }
@@ -153,7 +154,7 @@ func MediaFromInfo(info dsp.Info, mediaPath string) Media {
 		Name: strings.TrimSuffix(file, filepath.Ext(file)), File: file, Path: mediaPath,
 		Duration: info.Duration, SampleRate: info.SampleRate, Channels: info.Channels,
 		HasVideo: info.Type == "video" && info.FrameRate.Num > 0, FrameRate: info.FrameRate, StartTimecode: info.StartTimecode,
-		Width: info.Width, Height: info.Height,
+		Width: info.Width, Height: info.Height, VideoFrames: info.VideoFrames,
 	}
 }
 
@@ -169,7 +170,13 @@ type Options struct {
 	DropFrame bool
 	// Title names the sequence (default: "<media name> (cut)").
 	Title string
+	// EDLTrack is the track, from 1, whose event list WriteTracks writes
+	// as an EDL (0: the first); WriteFilesTracks writes every track's.
+	EDLTrack int
 }
+
+// MaxTracks is the most tracks a timeline carries.
+const MaxTracks = 16
 
 // AudioRates returns the edit rates offered for audio-only sources:
 // 23.976, 24, 25, 29.97, 30, 50, 59.94 and 60.
@@ -226,26 +233,58 @@ func rateOK(r dsp.Rational) bool {
 
 // edit is what every writer works from: the same frame list, rate and media.
 type edit struct {
-	m     Media
+	m     Media // the first track's media (the video's, for a video)
 	o     Options
 	rate  dsp.Rational
 	fps   int64 // nominal frames per second (30 for 29.97)
 	drop  bool
-	segs  []Segment
-	last  int64 // media length in whole frames
-	tc    int64 // source start timecode in frames
+	segs  []Segment // the cut, to the longest track's end
+	last  int64     // the first track's length in whole frames
+	tc    int64     // the first track's start timecode in frames
 	title string
+	// tracks are the recording's tracks, the first one m: each is cut
+	// alike, ending at its own media's end.
+	tracks []track
+}
+
+// track is one track of the recording: its media, its length and start
+// timecode in frames, and the cut's segments that lie within it (the
+// edit's, up to its end).
+type track struct {
+	m    Media
+	last int64
+	tc   int64
+	segs []Segment
 }
 
 func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
+	return newTracksEdit(keep, []Media{m}, o)
+}
+
+// newTracksEdit is the edit of a recording of several tracks, aligned from
+// 0, all cut alike: the first is the video for a video source (the
+// others' video is not used) and names the timeline.
+func newTracksEdit(keep []dsp.Range, tracks []Media, o Options) (*edit, error) {
+	if len(tracks) == 0 || len(tracks) > MaxTracks {
+		return nil, fmt.Errorf("%w: %d tracks: want 1 to %d", ErrInvalidOptions, len(tracks), MaxTracks)
+	}
+	m := tracks[0]
 	rate := o.Rate
 	if m.HasVideo {
 		rate = m.FrameRate
 	} else if rate != (dsp.Rational{}) && !rateOK(rate) {
 		return nil, fmt.Errorf("%w: rate %s: want a frame rate from %d to %d such as 25, 29.97 or 30000/1001", ErrInvalidOptions, rate, MinRate, MaxRate)
 	}
-	if !(m.Duration > 0) || math.IsInf(m.Duration, 0) {
-		return nil, fmt.Errorf("%w: media duration %v s: want a positive length", ErrInvalidOptions, m.Duration)
+	for i, t := range tracks {
+		if !(t.Duration > 0) || math.IsInf(t.Duration, 0) {
+			if len(tracks) == 1 {
+				return nil, fmt.Errorf("%w: media duration %v s: want a positive length", ErrInvalidOptions, t.Duration)
+			}
+			return nil, fmt.Errorf("%w: track %d (%s): media duration %v s: want a positive length", ErrInvalidOptions, i+1, t.File, t.Duration)
+		}
+	}
+	if o.EDLTrack < 0 || o.EDLTrack > len(tracks) {
+		return nil, fmt.Errorf("%w: EDL track %d of %d tracks", ErrInvalidOptions, o.EDLTrack, len(tracks))
 	}
 	for i, r := range keep {
 		if math.IsNaN(r.Start) || math.IsNaN(r.End) || math.IsInf(r.Start, 0) || math.IsInf(r.End, 0) {
@@ -268,17 +307,57 @@ func newEdit(keep []dsp.Range, m Media, o Options) (*edit, error) {
 		}
 		e.drop = true
 	}
-	e.segs = FrameList(keep, rate, m.Duration)
+	// Each track's extent in whole frames: a video's picture (its audio,
+	// which Duration is when it was decoded, may run on a frame or two;
+	// the picture's frames are at rate, its own), else the media's
+	// duration. The cut runs to the longest one's end.
+	e.tracks = make([]track, len(tracks))
+	var longest int64
+	for i, t := range tracks {
+		if i > 0 {
+			t.HasVideo = false // the first track's picture is the video
+		}
+		last := lastFrame(t.Duration, rate)
+		if t.HasVideo && t.VideoFrames > 0 {
+			last = t.VideoFrames
+		}
+		longest = max(longest, last)
+		e.tracks[i] = track{m: t, last: last, tc: SecToFrame(t.StartTimecode, rate)}
+	}
+	e.segs = frameList(keep, rate, longest)
 	if len(e.segs) == 0 {
 		return nil, ErrNoWholeFrame
 	}
-	e.last = lastFrame(m.Duration, rate)
-	e.tc = SecToFrame(m.StartTimecode, rate)
+	for i := range e.tracks {
+		e.tracks[i].segs = upTo(e.segs, e.tracks[i].last)
+	}
+	e.last, e.tc = e.tracks[0].last, e.tracks[0].tc
 	e.title = o.Title
 	if e.title == "" {
 		e.title = m.Name + " (cut)"
 	}
 	return e, nil
+}
+
+// upTo returns the segments within a track last frames long: those that
+// start before its end, the one across it shortened (segs itself when all
+// are within).
+func upTo(segs []Segment, last int64) []Segment {
+	if n := len(segs); n == 0 || segs[n-1].SrcOut <= last {
+		return segs
+	}
+	var out []Segment
+	for _, s := range segs {
+		if s.SrcIn >= last {
+			break
+		}
+		if s.SrcOut > last {
+			s.RecOut -= s.SrcOut - last
+			s.SrcOut = last
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func gcd(a, b int64) int64 {
@@ -336,7 +415,20 @@ func (e *edit) total() int64 { return e.segs[len(e.segs)-1].RecOut }
 // another edit rate (12.5, 2997/100) they return ErrInvalidOptions, as
 // does an EDL past 100 fps (two digits of frames).
 func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
-	e, err := newEdit(keep, m, o)
+	return WriteTracks(w, k, keep, []Media{m}, o)
+}
+
+// WriteTracks writes the timeline of kind k for the kept ranges of a
+// recording of several tracks (1 to MaxTracks, aligned from 0, each its
+// own media): all are cut alike, each up to its own media's end. The first
+// names the timeline and, for a video, is the video. FCPXML connects the
+// other tracks' clips to the first's in lanes -1, -2, ...; Premiere XML
+// and OpenTimelineIO have an audio track (two for stereo in Premiere) per
+// track; CSV has a track column (from 1) after the index; an EDL is one
+// track's list, Options.EDLTrack's (WriteFilesTracks writes them all).
+// One track writes what Write does.
+func WriteTracks(w io.Writer, k Kind, keep []dsp.Range, tracks []Media, o Options) error {
+	e, err := newTracksEdit(keep, tracks, o)
 	if err != nil {
 		return err
 	}
@@ -349,10 +441,11 @@ func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 	case Premiere:
 		return e.writeXMEML(w)
 	case EDL:
-		if n := e.edlEvents(); n > edlMaxEvents {
+		tr := &e.tracks[max(o.EDLTrack, 1)-1]
+		if n := e.edlEvents(tr); n > edlMaxEvents {
 			return fmt.Errorf("%w: this plan needs %d; write it with WriteFiles, which splits it into several EDLs", ErrTooManyEvents, n)
 		}
-		return e.writeEDL(w, e.segs, 1, 1)
+		return e.writeEDL(w, tr, tr.segs, 1, 1)
 	case OTIO:
 		return e.writeOTIO(w)
 	case CSV:
@@ -365,7 +458,12 @@ func Write(w io.Writer, k Kind, keep []dsp.Range, m Media, o Options) error {
 // before writing anything (an edit rate the kind cannot state, bad
 // options), or nil. An EDL past 999 events passes: WriteFiles splits it.
 func Check(k Kind, keep []dsp.Range, m Media, o Options) error {
-	e, err := newEdit(keep, m, o)
+	return CheckTracks(k, keep, []Media{m}, o)
+}
+
+// CheckTracks is Check for a recording of several tracks (WriteTracks).
+func CheckTracks(k Kind, keep []dsp.Range, tracks []Media, o Options) error {
+	e, err := newTracksEdit(keep, tracks, o)
 	if err != nil {
 		return err
 	}
@@ -377,7 +475,15 @@ func Check(k Kind, keep []dsp.Range, m Media, o Options) error {
 // <stem>-autocut.edl, <stem>-autocut-part2.edl, ... (never truncated). A kind
 // Write would refuse for this edit (see Write) is refused before any file is written.
 func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Options) ([]string, error) {
-	e, err := newEdit(keep, m, o)
+	return WriteFilesTracks(dir, stem, kinds, keep, []Media{m}, o)
+}
+
+// WriteFilesTracks is WriteFiles for a recording of several tracks
+// (WriteTracks): one file per kind, but an EDL per track, the first's
+// named as WriteFiles names it and track n's <stem>-autocut-trackn.edl
+// (split lists: <stem>-autocut-trackn-part2.edl, ...).
+func WriteFilesTracks(dir, stem string, kinds []Kind, keep []dsp.Range, tracks []Media, o Options) ([]string, error) {
+	e, err := newTracksEdit(keep, tracks, o)
 	if err != nil {
 		return nil, err
 	}
@@ -416,15 +522,23 @@ func WriteFiles(dir, stem string, kinds []Kind, keep []dsp.Range, m Media, o Opt
 		case CSV:
 			err = write(stem+"-autocut"+k.Ext(), e.writeCSV)
 		case EDL:
-			parts := e.edlParts()
-			for i, segs := range parts {
-				name := stem + "-autocut.edl"
-				if i > 0 {
-					name = fmt.Sprintf("%s-autocut-part%d.edl", stem, i+1)
+		tracks:
+			for ti := range e.tracks {
+				tr := &e.tracks[ti]
+				base := stem + "-autocut"
+				if ti > 0 {
+					base = fmt.Sprintf("%s-autocut-track%d", stem, ti+1)
 				}
-				segs, part := segs, i+1
-				if err = write(name, func(w io.Writer) error { return e.writeEDL(w, segs, part, len(parts)) }); err != nil {
-					break
+				parts := e.edlParts(tr)
+				for i, segs := range parts {
+					name := base + ".edl"
+					if i > 0 {
+						name = fmt.Sprintf("%s-part%d.edl", base, i+1)
+					}
+					segs, part := segs, i+1
+					if err = write(name, func(w io.Writer) error { return e.writeEDL(w, tr, segs, part, len(parts)) }); err != nil {
+						break tracks
+					}
 				}
 			}
 		default:

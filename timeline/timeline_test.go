@@ -133,8 +133,8 @@ func TestGoldenAndParseBack(t *testing.T) {
 				case EDL:
 					got = nil
 					edls, _ := filepath.Glob(filepath.Join(dir, "out-autocut*.edl"))
-					if len(edls) != len(e.edlParts()) {
-						t.Fatalf("%d EDL files, want %d", len(edls), len(e.edlParts()))
+					if len(edls) != len(e.edlParts(&e.tracks[0])) {
+						t.Fatalf("%d EDL files, want %d", len(edls), len(e.edlParts(&e.tracks[0])))
 					}
 					for i := range edls {
 						name := "out-autocut.edl"
@@ -432,9 +432,24 @@ func checkEDL(t *testing.T, path string, e *edit) []Segment {
 	return out
 }
 
+// otioMeta is what an OTIO document's metadata says of the sequence
+// (Timeline.1) and of the media (ExternalReference.1), under "autocut".
+type otioMeta struct {
+	Width         int    `json:"width"`
+	Height        int    `json:"height"`
+	Rate          string `json:"rate"`
+	AudioRate     int    `json:"audio_rate"`
+	AudioChannels int    `json:"audio_channels"`
+	SampleRate    int    `json:"sample_rate"`
+	Channels      int    `json:"channels"`
+}
+
 func checkOTIO(t *testing.T, b []byte, e *edit) []Segment {
 	var doc struct {
-		Schema string `json:"OTIO_SCHEMA"`
+		Schema   string `json:"OTIO_SCHEMA"`
+		Metadata struct {
+			Autocut *otioMeta `json:"autocut"`
+		} `json:"metadata"`
 		Tracks struct {
 			Schema   string `json:"OTIO_SCHEMA"`
 			Children []struct {
@@ -447,6 +462,9 @@ func checkOTIO(t *testing.T, b []byte, e *edit) []Segment {
 						Schema    string    `json:"OTIO_SCHEMA"`
 						Available otioRange `json:"available_range"`
 						URL       string    `json:"target_url"`
+						Metadata  struct {
+							Autocut *otioMeta `json:"autocut"`
+						} `json:"metadata"`
 					} `json:"media_references"`
 				} `json:"children"`
 			} `json:"children"`
@@ -457,6 +475,19 @@ func checkOTIO(t *testing.T, b []byte, e *edit) []Segment {
 	}
 	if doc.Schema != "Timeline.1" || doc.Tracks.Schema != "Stack.1" {
 		t.Fatalf("schemas %s %s", doc.Schema, doc.Tracks.Schema)
+	}
+	// The sequence's frame size, rate and audio rate, as the XML formats
+	// state them, and the media's own audio rate and channels.
+	w, h := wantSize(e.m)
+	seq := otioMeta{Width: w, Height: h, Rate: e.rate.String(), AudioRate: sequenceSampleRate(e.m.SampleRate), AudioChannels: max(e.m.Channels, 1)}
+	if doc.Metadata.Autocut == nil {
+		t.Errorf("no timeline metadata")
+	} else if diff := cmp.Diff(seq, *doc.Metadata.Autocut); diff != "" {
+		t.Errorf("timeline metadata (-want +got):\n%s", diff)
+	}
+	media := otioMeta{SampleRate: e.m.SampleRate, Channels: max(e.m.Channels, 1)}
+	if e.m.HasVideo {
+		media.Width, media.Height = w, h
 	}
 	wantTracks := 1 + boolInt(e.m.HasVideo)
 	if len(doc.Tracks.Children) != wantTracks {
@@ -473,6 +504,12 @@ func checkOTIO(t *testing.T, b []byte, e *edit) []Segment {
 			ref, ok := c.Refs["DEFAULT_MEDIA"]
 			if c.Schema != "Clip.2" || !ok || ref.Schema != "ExternalReference.1" {
 				t.Fatalf("clip %+v", c)
+			}
+			if ref.Metadata.Autocut == nil {
+				t.Fatalf("clip %+v: no media metadata", c)
+			}
+			if diff := cmp.Diff(media, *ref.Metadata.Autocut); diff != "" {
+				t.Fatalf("media metadata (-want +got):\n%s", diff)
 			}
 			for _, v := range []otioTime{c.Source.Start, c.Source.Duration, ref.Available.Start, ref.Available.Duration} {
 				if v.Rate != e.rate.Float() || v.Value != float64(int64(v.Value)) {
@@ -688,8 +725,8 @@ func BenchmarkFormatAll3h(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		for i, p := range e.edlParts() {
-			if err := e.writeEDL(io.Discard, p, i+1, 11); err != nil {
+		for i, p := range e.edlParts(&e.tracks[0]) {
+			if err := e.writeEDL(io.Discard, &e.tracks[0], p, i+1, 11); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -19,9 +19,10 @@ func pathURL(p string) string {
 }
 
 // writeXMEML writes Final Cut Pro 7 XML (xmeml v5) as Premiere reads it: one
-// full file definition then references, stereo exploded into two mono
-// tracks (mono: one), clipitems of one kept range linked together, and a
-// sequence video format for audio-only media too.
+// full file definition per track then references, each track's stereo
+// exploded into two mono tracks (mono: one), the clipitems of one kept
+// range of one file linked together, and a sequence video format for
+// audio-only media too.
 func (e *edit) writeXMEML(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	ntsc := "FALSE"
@@ -33,33 +34,46 @@ func (e *edit) writeXMEML(w io.Writer) error {
 	if e.drop {
 		df = "DF"
 	}
-	audioTracks := 2
-	if e.m.Channels == 1 {
-		audioTracks = 1
+	// The sequence's audio tracks: each track's channels, stereo exploded
+	// into two mono tracks (mono: one).
+	type audioTrack struct{ track, channel, channels int }
+	var audio []audioTrack
+	outputs := 1
+	for ti, tr := range e.tracks {
+		n := 2
+		if tr.m.Channels == 1 {
+			n = 1
+		}
+		outputs = max(outputs, n)
+		for c := range n {
+			audio = append(audio, audioTrack{ti, c, n})
+		}
 	}
 	width, height := e.frameSize()
 	n := len(e.segs)
-	// clipitem ids: video 1..n, then audio track t (0-based) t*n+1.. after the video ones.
+	// clipitem ids: video 1..n, then audio track a (0-based) a*n+1.. after the video ones.
 	id := func(track, i int) int { return track*n + i + 1 } // track 0 = video when present
-	audioTrack := func(t int) int { return t + boolInt(e.m.HasVideo) }
+	audioIndex := func(a int) int { return a + boolInt(e.m.HasVideo) }
 
 	fmt.Fprintf(bw, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE xmeml>\n<xmeml version=\"5\">\n  <sequence id=\"sequence-1\">\n")
 	fmt.Fprintf(bw, "    <name>%s</name>\n    <duration>%d</duration>\n    %s\n", attr(e.title), e.total(), rate)
 	fmt.Fprintf(bw, "    <timecode>%s<string>%s</string><frame>0</frame><displayformat>%s</displayformat></timecode>\n    <media>\n",
 		rate, Timecode(0, e.fps, e.drop), df)
-	fileDone := false
-	file := func() string {
-		if fileDone {
-			return `<file id="file-1"/>`
+	fileDone := make([]bool, len(e.tracks))
+	// file is track ti's file element: its full definition the first time, then references.
+	file := func(ti int) string {
+		if fileDone[ti] {
+			return fmt.Sprintf(`<file id="file-%d"/>`, ti+1)
 		}
-		fileDone = true
+		fileDone[ti] = true
+		tr := &e.tracks[ti]
 		var b strings.Builder
-		fmt.Fprintf(&b, "<file id=\"file-1\"><name>%s</name><pathurl>%s</pathurl>%s<duration>%d</duration>", attr(e.m.File), attr(pathURL(e.m.Path)), rate, e.last)
-		fmt.Fprintf(&b, "<timecode>%s<string>%s</string><frame>%d</frame><displayformat>%s</displayformat></timecode><media>", rate, Timecode(e.tc, e.fps, e.drop), e.tc, df)
-		if e.m.HasVideo {
+		fmt.Fprintf(&b, "<file id=\"file-%d\"><name>%s</name><pathurl>%s</pathurl>%s<duration>%d</duration>", ti+1, attr(tr.m.File), attr(pathURL(tr.m.Path)), rate, tr.last)
+		fmt.Fprintf(&b, "<timecode>%s<string>%s</string><frame>%d</frame><displayformat>%s</displayformat></timecode><media>", rate, Timecode(tr.tc, e.fps, e.drop), tr.tc, df)
+		if tr.m.HasVideo {
 			fmt.Fprintf(&b, "<video><samplecharacteristics>%s<width>%d</width><height>%d</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></video>", rate, width, height)
 		}
-		fmt.Fprintf(&b, "<audio><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics><channelcount>%d</channelcount></audio></media></file>", e.m.SampleRate, max(e.m.Channels, 1))
+		fmt.Fprintf(&b, "<audio><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics><channelcount>%d</channelcount></audio></media></file>", tr.m.SampleRate, max(tr.m.Channels, 1))
 		return b.String()
 	}
 	// Clipitems are built in one reused buffer (a 3-hour plan has tens of
@@ -88,29 +102,38 @@ func (e *edit) writeXMEML(w io.Writer) error {
 		}
 		return append(b, "</link>"...)
 	}
-	name := attr(e.m.Name)
-	clip := func(cid, i int, extra, attrs string) error {
-		s := e.segs[i]
+	names := make([]string, len(e.tracks))
+	for ti, tr := range e.tracks {
+		names[ti] = attr(tr.m.Name)
+	}
+	// clip writes clipitem cid of track ti's kept range i, linked to the
+	// clipitems of the same range of its own file (the video's too, for
+	// the first track).
+	clip := func(ti, cid, i int, extra, attrs string) error {
+		tr := &e.tracks[ti]
+		s := tr.segs[i]
 		b := append(buf[:0], "          <clipitem id=\"clipitem-"...)
 		b = num(b, int64(cid))
 		b = append(b, '"')
 		b = append(b, attrs...)
 		b = append(b, "><name>"...)
-		b = append(b, name...)
+		b = append(b, names[ti]...)
 		b = append(b, "</name><enabled>TRUE</enabled>"...)
-		b = elem(b, "duration", e.last)
+		b = elem(b, "duration", tr.last)
 		b = append(b, rate...)
 		b = elem(b, "start", s.RecIn)
 		b = elem(b, "end", s.RecOut)
 		b = elem(b, "in", s.SrcIn)
 		b = elem(b, "out", s.SrcOut)
-		b = append(b, file()...)
+		b = append(b, file(ti)...)
 		b = append(b, extra...)
-		if e.m.HasVideo {
+		if ti == 0 && e.m.HasVideo {
 			b = link(b, id(0, i), "video", 1, i+1, false)
 		}
-		for t := 0; t < audioTracks; t++ {
-			b = link(b, id(audioTrack(t), i), "audio", t+1, i+1, true)
+		for a, at := range audio {
+			if at.track == ti {
+				b = link(b, id(audioIndex(a), i), "audio", a+1, i+1, true)
+			}
 		}
 		b = append(b, "</clipitem>\n"...)
 		buf = b
@@ -123,29 +146,29 @@ func (e *edit) writeXMEML(w io.Writer) error {
 	fmt.Fprintf(bw, "      <video>\n        <format><samplecharacteristics>%s<width>%d</width><height>%d</height><pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n", rate, width, height)
 	if e.m.HasVideo {
 		fmt.Fprint(bw, "        <track>\n")
-		for i := range e.segs {
-			if err := clip(id(0, i), i, "", ""); err != nil {
+		for i := range e.tracks[0].segs {
+			if err := clip(0, id(0, i), i, "", ""); err != nil {
 				return err
 			}
 		}
 		fmt.Fprint(bw, "        </track>\n")
 	}
 	fmt.Fprint(bw, "      </video>\n")
-	fmt.Fprintf(bw, "      <audio>\n        <numOutputChannels>%d</numOutputChannels>\n        <format><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics></format>\n", audioTracks, sequenceSampleRate(e.m.SampleRate))
-	for t := 0; t < audioTracks; t++ {
+	fmt.Fprintf(bw, "      <audio>\n        <numOutputChannels>%d</numOutputChannels>\n        <format><samplecharacteristics><depth>16</depth><samplerate>%d</samplerate></samplecharacteristics></format>\n", outputs, sequenceSampleRate(e.m.SampleRate))
+	for a, at := range audio {
 		attrs, trackAttrs := "", ""
-		if audioTracks == 2 {
+		if at.channels == 2 {
 			attrs = ` premiereChannelType="stereo"`
-			trackAttrs = fmt.Sprintf(` currentExplodedTrackIndex="%d" totalExplodedTrackCount="2" premiereTrackType="Stereo"`, t)
+			trackAttrs = fmt.Sprintf(` currentExplodedTrackIndex="%d" totalExplodedTrackCount="2" premiereTrackType="Stereo"`, at.channel)
 		}
 		fmt.Fprintf(bw, "        <track%s>\n", trackAttrs)
-		src := fmt.Sprintf("<sourcetrack><mediatype>audio</mediatype><trackindex>%d</trackindex></sourcetrack>", t+1)
-		for i := range e.segs {
-			if err := clip(id(audioTrack(t), i), i, src, attrs); err != nil {
+		src := fmt.Sprintf("<sourcetrack><mediatype>audio</mediatype><trackindex>%d</trackindex></sourcetrack>", at.channel+1)
+		for i := range e.tracks[at.track].segs {
+			if err := clip(at.track, id(audioIndex(a), i), i, src, attrs); err != nil {
 				return err
 			}
 		}
-		fmt.Fprintf(bw, "          <enabled>TRUE</enabled><locked>FALSE</locked><outputchannelindex>%d</outputchannelindex>\n        </track>\n", t+1)
+		fmt.Fprintf(bw, "          <enabled>TRUE</enabled><locked>FALSE</locked><outputchannelindex>%d</outputchannelindex>\n        </track>\n", at.channel+1)
 	}
 	fmt.Fprint(bw, "      </audio>\n    </media>\n  </sequence>\n</xmeml>\n")
 	return bw.Flush()

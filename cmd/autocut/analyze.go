@@ -115,7 +115,7 @@ func runAnalyze(ctx context.Context, e env) error {
 	} else {
 		if a.Input.Type == "video" && a.Input.FrameRate.Num == 0 {
 			if info, err := dsp.Probe(ctx, in); err == nil {
-				a.Input.FrameRate, a.Input.StartTimecode = info.FrameRate, info.StartTimecode
+				a.Input.FrameRate, a.Input.StartTimecode, a.Input.VideoFrames = info.FrameRate, info.StartTimecode, info.VideoFrames
 				a.Input.Width, a.Input.Height = info.Width, info.Height
 			}
 		}
