@@ -387,10 +387,12 @@ func (p Preview) MarshalJSON() ([]byte, error) {
 }
 
 // Envelope is the answer of GET /api/v1/jobs/{id}/envelope: levels in dBFS
-// (floored at FloorDb), one per FrameSec seconds, and the levels the
+// (floored at FloorDb), one per FrameSec seconds from Start (0 unless a
+// stretch was asked with from), and the levels the
 // analysis measured on the whole file: its background (noise floor), its
 // speech and the automatic silence threshold between them.
 type Envelope struct {
+	Start         float64   `json:"start"`
 	FrameSec      float64   `json:"frameSec"`
 	FloorDb       float64   `json:"floorDb"`
 	Levels        []float64 `json:"levels"`

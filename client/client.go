@@ -357,6 +357,20 @@ func (c *Client) Envelope(ctx context.Context, id string, points int) (*apiv1.En
 	return &r, nil
 }
 
+// EnvelopeRange returns the level envelope of the original's stretch
+// from..to seconds (to 0: the end), about points levels.
+func (c *Client) EnvelopeRange(ctx context.Context, id string, points int, from, to float64) (*apiv1.Envelope, error) {
+	q := url.Values{"points": {strconv.Itoa(points)}, "from": {strconv.FormatFloat(from, 'f', -1, 64)}}
+	if to > 0 {
+		q.Set("to", strconv.FormatFloat(to, 'f', -1, 64))
+	}
+	var r apiv1.Envelope
+	if err := c.doJSON(ctx, http.MethodGet, "/api/v1/jobs/"+url.PathEscape(id)+"/envelope?"+q.Encode(), nil, nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // IsStatus reports whether err is an API error with the given HTTP status.
 func IsStatus(err error, status int) bool {
 	var e *apiv1.Error

@@ -119,6 +119,10 @@ func TestClientAgainstServer(t *testing.T) {
 	if err != nil || len(env.Levels) == 0 {
 		t.Fatalf("envelope: %v %+v", err, env)
 	}
+	part, err := c.EnvelopeRange(ctx, j.ID, 1000, 0.5, 0.6)
+	if err != nil || len(part.Levels) != 10 || part.Start != 0.5 || part.FrameSec != 0.01 {
+		t.Fatalf("envelope of 0.5..0.6 s: %v %+v", err, part)
+	}
 
 	// Patch and re-run.
 	ks := 0.0

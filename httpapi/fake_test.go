@@ -29,7 +29,9 @@ type fakeService struct {
 	lastReq   jobs.CreateRequest
 	read      int64 // bytes Create read from its media
 	levels    []float32
-	waiting   chan struct{} // Get sends when it waits for the client to go (errWaitForClient)
+	// lastEnvelope is the last envelope query.
+	lastEnvelope jobs.EnvelopeQuery
+	waiting      chan struct{} // Get sends when it waits for the client to go (errWaitForClient)
 }
 
 // errWaitForClient makes Get wait for the end of the request's context
@@ -198,14 +200,17 @@ func (f *fakeService) Preview(ctx context.Context, owner, id string, p apiv1.Par
 	return &apiv1.Preview{Plan: apiv1.Plan{ThresholdDb: th, Keep: []apiv1.Range{{Start: 0, End: 1}}}}, nil
 }
 
-func (f *fakeService) Envelope(ctx context.Context, owner, id string, points int) (*jobs.Envelope, error) {
+func (f *fakeService) Envelope(ctx context.Context, owner, id string, q jobs.EnvelopeQuery) (*jobs.Envelope, error) {
 	if _, err := f.get(owner, id); err != nil {
 		return nil, err
 	}
 	if err := f.fail("Envelope"); err != nil {
 		return nil, err
 	}
-	return &jobs.Envelope{FrameSec: 0.05, Levels: f.levels, NoiseFloorDb: -62, SpeechLevelDb: -21, ThresholdDb: -45}, nil
+	f.mu.Lock()
+	f.lastEnvelope = q
+	f.mu.Unlock()
+	return &jobs.Envelope{Start: q.From, FrameSec: 0.05, Levels: f.levels, NoiseFloorDb: -62, SpeechLevelDb: -21, ThresholdDb: -45}, nil
 }
 
 const fakeOriginal = "the original media bytes"

@@ -491,7 +491,27 @@ func (s *server) envelope(w http.ResponseWriter, r *http.Request, ps httprouter.
 		}
 		points = n
 	}
-	env, err := s.cfg.Service.Envelope(r.Context(), identity(r).Owner, ps.ByName("id"), points)
+	q := jobs.EnvelopeQuery{Points: points}
+	for _, b := range []struct {
+		name string
+		v    *float64
+	}{{"from", &q.From}, {"to", &q.To}} {
+		v := r.URL.Query().Get(b.name)
+		if v == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			writeError(w, fmt.Errorf("%w: %s must be a number of seconds, 0 or more, got %q", apiv1.ErrBadRequest, b.name, v))
+			return
+		}
+		*b.v = f
+	}
+	if r.URL.Query().Get("to") != "" && q.To <= q.From {
+		writeError(w, fmt.Errorf("%w: to (%g s) must be after from (%g s)", apiv1.ErrBadRequest, q.To, q.From))
+		return
+	}
+	env, err := s.cfg.Service.Envelope(r.Context(), identity(r).Owner, ps.ByName("id"), q)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -503,7 +523,7 @@ func (s *server) envelope(w http.ResponseWriter, r *http.Request, ps httprouter.
 		}
 		return v
 	}
-	out := apiv1.Envelope{FrameSec: env.FrameSec, FloorDb: envelopeFloorDb, Levels: make([]float64, len(env.Levels)),
+	out := apiv1.Envelope{Start: math.Round(env.Start*1000) / 1000, FrameSec: env.FrameSec, FloorDb: envelopeFloorDb, Levels: make([]float64, len(env.Levels)),
 		NoiseFloorDb: level(env.NoiseFloorDb), SpeechLevelDb: level(env.SpeechLevelDb), ThresholdDb: level(env.ThresholdDb)}
 	for i, l := range env.Levels {
 		out.Levels[i] = level(float64(l))

@@ -661,11 +661,18 @@ func TestPreviewEnvelope(t *testing.T) {
 	}
 	e.fake.levels = []float32{-20.123, float32(math.Inf(-1)), float32(math.NaN()), -200}
 	resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=100", proKey, nil, nil)
-	if resp.StatusCode != 200 || string(b) != `{"frameSec":0.05,"floorDb":-120,"levels":[-20.12,-120,-120,-120],"noiseFloorDb":-62,"speechLevelDb":-21,"thresholdDb":-45}`+"\n" {
+	if resp.StatusCode != 200 || string(b) != `{"start":0,"frameSec":0.05,"floorDb":-120,"levels":[-20.12,-120,-120,-120],"noiseFloorDb":-62,"speechLevelDb":-21,"thresholdDb":-45}`+"\n" {
 		t.Errorf("envelope: %d %s", resp.StatusCode, b)
 	}
-	if resp, _ := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=5", proKey, nil, nil); resp.StatusCode != 400 {
-		t.Errorf("points=5: %d", resp.StatusCode)
+	// A stretch: from and to reach the service; its start is in the answer.
+	resp, b = e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope?points=300&from=12.5&to=15.5", proKey, nil, nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(string(b), `{"start":12.5,`) || e.fake.lastEnvelope != (jobs.EnvelopeQuery{Points: 300, From: 12.5, To: 15.5}) {
+		t.Errorf("envelope of 12.5..15.5 s: %d %s, query %+v", resp.StatusCode, b, e.fake.lastEnvelope)
+	}
+	for _, q := range []string{"?points=5", "?from=-1", "?from=x", "?to=NaN", "?from=3&to=2", "?from=3&to=3", "?to=0"} {
+		if resp, b := e.call(t, "GET", "/api/v1/jobs/"+id+"/envelope"+q, proKey, nil, nil); resp.StatusCode != 400 || !strings.Contains(string(b), "bad_request") {
+			t.Errorf("envelope%s: %d %s", q, resp.StatusCode, b)
+		}
 	}
 }
 

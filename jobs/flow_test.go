@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -276,13 +277,23 @@ func TestFlowPatchReplansWithoutDecoding(t *testing.T) {
 	if err != nil || p.ThresholdDb != -50 {
 		t.Fatalf("Preview: %+v %v", p, err)
 	}
-	env, err := m.Envelope(ctx, "o", j.ID, 10)
+	env, err := m.Envelope(ctx, "o", j.ID, EnvelopeQuery{Points: 10})
 	// 10 s of 10 ms frames alternating 1 s loud / 1 s quiet, in 10 buckets of 1 s.
 	if err != nil || len(env.Levels) != 10 || env.FrameSec != 1 || env.Levels[0] != -20 || env.Levels[1] != -80 {
 		t.Fatalf("Envelope: %+v err %v", env, err)
 	}
 	if env.NoiseFloorDb != -60 || env.SpeechLevelDb != -20 || env.ThresholdDb != -40 {
 		t.Errorf("Envelope levels: noise %v speech %v threshold %v, want the analysis's -60, -20, -40", env.NoiseFloorDb, env.SpeechLevelDb, env.ThresholdDb)
+	}
+	// A stretch at the analysis's own frames: 0.95..1.05 s is the end of
+	// the first loud second and the start of the quiet one.
+	fine, err := m.Envelope(ctx, "o", j.ID, EnvelopeQuery{Points: 1000, From: 0.95, To: 1.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{-20, -20, -20, -20, -20, -80, -80, -80, -80, -80}
+	if d := cmp.Diff(want, fine.Levels); d != "" || math.Abs(fine.Start-0.95) > 1e-9 || fine.FrameSec != 0.01 {
+		t.Errorf("Envelope 0.95..1.05 s: start %v frame %v (-want +got levels):\n%s", fine.Start, fine.FrameSec, d)
 	}
 	if eng.analyses.Load() != 1 {
 		t.Errorf("decodes after preview = %d", eng.analyses.Load())
@@ -542,7 +553,7 @@ func TestFlowAnalysisShownWhileRendering(t *testing.T) {
 	if _, err := m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{}); err != nil {
 		t.Errorf("Preview while rendering: %v", err)
 	}
-	if _, err := m.Envelope(ctx, "o", j.ID, 10); err != nil {
+	if _, err := m.Envelope(ctx, "o", j.ID, EnvelopeQuery{Points: 10}); err != nil {
 		t.Errorf("Envelope while rendering: %v", err)
 	}
 	close(eng.renderGate)
@@ -579,7 +590,7 @@ func TestFlowFailedJobIsNotProcessing(t *testing.T) {
 	check("TimelineSource", err)
 	_, err = m.Preview(ctx, "o", j.ID, apiv1.ParamsInput{})
 	check("Preview", err)
-	_, err = m.Envelope(ctx, "o", j.ID, 10)
+	_, err = m.Envelope(ctx, "o", j.ID, EnvelopeQuery{Points: 10})
 	check("Envelope", err)
 	_, err = m.Update(ctx, "o", j.ID, apiv1.Patch{Cuts: &[]apiv1.Range{{Start: 0, End: 1}}})
 	check("Update with cuts", err)

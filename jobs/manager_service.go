@@ -699,7 +699,7 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 // Envelope returns about points levels of the original (dBFS): the loudest
 // RMS frame of each bucket, so short words stay visible; and the analysis's
 // levels.
-func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (_ *Envelope, err error) {
+func (m *Manager) Envelope(ctx context.Context, owner, id string, q EnvelopeQuery) (_ *Envelope, err error) {
 	defer m.unavailable(&err)
 	if err := m.storeFault(); err != nil {
 		return nil, err
@@ -718,8 +718,31 @@ func (m *Manager) Envelope(ctx context.Context, owner, id string, points int) (_
 	if err != nil {
 		return nil, err
 	}
-	fs, lv := downsample(a.Envelope.FrameSec, a.Envelope.RMSDb, points)
-	return &Envelope{FrameSec: fs, Levels: lv, NoiseFloorDb: a.NoiseFloorDb, SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}, nil
+	i, j := window(a.Envelope.FrameSec, len(a.Envelope.RMSDb), q.From, q.To)
+	fs, lv := downsample(a.Envelope.FrameSec, a.Envelope.RMSDb[i:j], q.Points)
+	return &Envelope{Start: float64(i) * a.Envelope.FrameSec, FrameSec: fs, Levels: lv,
+		NoiseFloorDb: a.NoiseFloorDb, SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}, nil
+}
+
+// frameEps absorbs the rounding of a time given in seconds on a frame
+// boundary (0.95/0.01 is 94.99999999999999).
+const frameEps = 1e-6
+
+// window returns the frames [i, j) of n frames of frameSec seconds that
+// hold from..to seconds (all of them when to is 0 or less), cut at the
+// end.
+func window(frameSec float64, n int, from, to float64) (i, j int) {
+	if frameSec <= 0 {
+		return 0, n
+	}
+	i, j = 0, n
+	if from > 0 {
+		i = min(n, int(math.Floor(from/frameSec+frameEps)))
+	}
+	if to > 0 {
+		j = max(i, min(n, int(math.Ceil(to/frameSec-frameEps))))
+	}
+	return i, j
 }
 
 // downsample keeps the maximum of each bucket of frames.

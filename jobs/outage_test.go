@@ -92,7 +92,7 @@ func TestOutageAnswersNotReady(t *testing.T) {
 		},
 		"TimelineSource": func() error { _, err := m.TimelineSource(ctx, "o", id); return err },
 		"Preview":        func() error { _, err := m.Preview(ctx, "o", id, apiv1.ParamsInput{}); return err },
-		"Envelope":       func() error { _, err := m.Envelope(ctx, "o", id, 100); return err },
+		"Envelope":       func() error { _, err := m.Envelope(ctx, "o", id, EnvelopeQuery{Points: 100}); return err },
 		"Update": func() error {
 			_, err := m.Update(ctx, "o", id, apiv1.Patch{Action: "export"})
 			if errors.Is(err, apiv1.ErrProcessing) { // the last call's run is still going

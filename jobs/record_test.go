@@ -34,6 +34,27 @@ func TestDownsample(t *testing.T) {
 	}
 }
 
+func TestWindow(t *testing.T) {
+	tests := []struct {
+		from, to float64
+		i, j     int
+	}{
+		{0, 0, 0, 200},        // the whole file
+		{0.95, 1.05, 95, 105}, // on frame boundaries
+		{0.955, 1.051, 95, 106},
+		{0.5, 0, 50, 200},  // to the end
+		{1.9, 5, 190, 200}, // past the end: cut there
+		{2, 3, 200, 200},   // wholly past it: nothing
+		{0.5, 0.2, 50, 50}, // to before from: nothing
+		{-1, 0.1, 0, 10},
+	}
+	for _, tc := range tests {
+		if i, j := window(0.01, 200, tc.from, tc.to); i != tc.i || j != tc.j {
+			t.Errorf("window(%v, %v) = %d, %d; want %d, %d", tc.from, tc.to, i, j, tc.i, tc.j)
+		}
+	}
+}
+
 func TestCursor(t *testing.T) {
 	r := &record{ID: "job_abc", CreatedAt: fromNanos(1700000000123456789)}
 	n, id, err := decodeCursor(encodeCursor(r))

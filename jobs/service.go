@@ -60,9 +60,19 @@ type Download struct {
 	Size        int64
 }
 
+// EnvelopeQuery asks for an envelope: about Points levels (1000 when 0)
+// over the stretch From..To seconds of the original (the whole file when
+// To is 0; a stretch past the end is cut at the end). A page zoomed in asks
+// for the stretch it shows, at the analysis's own 10 ms where it can.
+type EnvelopeQuery struct {
+	Points   int
+	From, To float64
+}
+
 // Envelope is the original's level curve, downsampled for drawing, with
 // the levels the analysis measured on the whole file.
 type Envelope struct {
+	Start         float64   // seconds: the time of the first level
 	FrameSec      float64   // seconds per level
 	Levels        []float32 // dBFS, the loudest 10 ms RMS level of each FrameSec
 	NoiseFloorDb  float64   // the background level
@@ -113,8 +123,8 @@ type Service interface {
 	// analysis, apiv1.ErrNotRendered when it failed without one), with the
 	// analysis's warnings as they hold for that plan.
 	Preview(ctx context.Context, owner, id string, p apiv1.ParamsInput) (*apiv1.Preview, error)
-	// Envelope returns a downsampled level envelope of the original (about
-	// points values, dBFS) and the levels the analysis measured (errors as
-	// Preview's).
-	Envelope(ctx context.Context, owner, id string, points int) (*Envelope, error)
+	// Envelope returns a downsampled level envelope of the original, or
+	// of the stretch q asks (about q.Points values, dBFS), and the levels
+	// the analysis measured on the whole file (errors as Preview's).
+	Envelope(ctx context.Context, owner, id string, q EnvelopeQuery) (*Envelope, error)
 }

@@ -398,6 +398,14 @@ func TestBrowserLongZoom(t *testing.T) {
 	if !inView {
 		t.Fatalf("a click on the minimap at %.2f s left it out of view (scroll %.0f px)", r[k].End, read().Left)
 	}
+	// Zoomed in past the whole file's envelope (one level per 90 ms), the
+	// view is drawn from the analysis's 10 ms frames of its stretch.
+	s.wait("the zoomed view's 10 ms levels", `document.getElementById("wave").dataset.levelSec === "0.01"`, 30*time.Second)
+	var fine struct{ Whole, Start, End, T0, T1 float64 }
+	s.eval(`(() => { const g = geom(), f = state.fine; return {whole: state.env.frameSec, start: f.start, end: f.start + f.levels.length * f.frameSec, t0: g.sx * state.spp, t1: (g.sx + g.w) * state.spp}; })()`, &fine)
+	if fine.Whole < 0.05 || fine.Start > fine.T0 || fine.End < fine.T1 {
+		t.Errorf("the 10 ms levels hold %.2f..%.2f s for a view of %.2f..%.2f s (the whole file's at %.3f s)", fine.Start, fine.End, fine.T0, fine.T1, fine.Whole)
+	}
 	spp := read().Spp
 	x0, y0 := s.canvasPoint(r[k].End, 0.4)
 	acts := []chromedp.Action{s.mouse(input.MouseMoved, x0, y0, 0), s.mouse(input.MousePressed, x0, y0, 1)}
@@ -964,8 +972,9 @@ func TestBrowserTransport(t *testing.T) {
 }
 
 // TestBrowserNudgeOnPhone: on a phone, where a touch drag scrolls, the
-// selected cut's edges move by the selection's buttons (a tap selects),
-// and a two-finger pinch zooms.
+// selected cut's edges move by the selection's buttons (a tap selects) and
+// by a finger on them, a swipe elsewhere moves nothing, and a two-finger
+// pinch zooms.
 func TestBrowserNudgeOnPhone(t *testing.T) {
 	s := newSite(t)
 	s.openTalk("talk.wav", 2)
@@ -980,6 +989,41 @@ func TestBrowserNudgeOnPhone(t *testing.T) {
 		s.eval(fmt.Sprintf(`(() => { const b = document.querySelector('#sel-bar button[data-act="%s"]'); b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, act), &[]*float64{&bx, &by})
 		s.run(input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: bx, Y: by}}), input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))
 	}
+	// A finger beside the selected cut's end drags it (12 px right, as the
+	// finger moves: it does not jump to the finger); a swipe
+	// elsewhere is the browser's (it scrolls) and moves no edge.
+	var spp float64
+	s.eval(`state.spp`, &spp)
+	before := s.regions()[1]
+	x0, y0 := s.canvasPoint(before.End, 0.5)
+	x0 += 10 // within reach of the edge, not on it
+	drag := []chromedp.Action{input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: x0, Y: y0}})}
+	for i := 1; i <= 4; i++ {
+		drag = append(drag, input.DispatchTouchEvent(input.TouchMove, []*input.TouchPoint{{X: x0 + 3*float64(i), Y: y0}}))
+	}
+	s.run(append(drag, input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))...)
+	dragged := s.regions()[1]
+	if want := before.End + 12*spp; math.Abs(dragged.End-want) > 2*spp || dragged.Start != before.Start {
+		t.Errorf("a finger dragged cut 1's end 12 px at %.4f s/px: %+v, want its end at %.3f s (was %.3f)", spp, dragged, want, before.End)
+	}
+	other := len(r) - 1 // another cut, to swipe over
+	if other == 1 {
+		t.Fatalf("talk.wav has %d cuts, want 3 or more", len(r))
+	}
+	sx, sy := s.canvasPoint((r[other].Start+r[other].End)/2, 0.5)
+	swipe := []chromedp.Action{input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: sx, Y: sy}})}
+	for i := 1; i <= 10; i++ {
+		swipe = append(swipe, input.DispatchTouchEvent(input.TouchMove, []*input.TouchPoint{{X: sx - 4*float64(i), Y: sy}}))
+	}
+	s.run(append(swipe, input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}))...)
+	if d := cmp.Diff(dragged, s.regions()[1]); d != "" {
+		t.Errorf("a swipe over cut %d moved cut 1 (-before +after):\n%s", other, d)
+	}
+	if got := s.regions()[other]; got != r[other] {
+		t.Errorf("a swipe over cut %d changed it: %+v, was %+v", other, got, r[other])
+	}
+	// Back where the nudges below expect it.
+	s.eval(`(() => { state.regions[1].end = `+fmt.Sprint(before.End)+`; state.sel = 1; selBar(); changed(); return true; })()`, nil)
 	// A two-finger pinch over the waveform zooms in.
 	var spp0, spp1 float64
 	s.eval(`state.spp`, &spp0)

@@ -10,6 +10,8 @@ const VIDEO_EXT = /\.(mp4|m4v|mov|mkv|webm|avi|mts|m2ts|3gp|mxf)$/i;
 const VIDEO_FORMATS = ["mp4", "mp4_hq"];
 const MIN_CUT = 0.05; // seconds: the shortest cut an edge drag leaves
 const EDGE_PX = 7; // how close (CSS px) the pointer must be to grab a cut's edge
+const TOUCH_EDGE_PX = 22; // how close a finger must be to the selected cut's edge to drag it (a 44 px target)
+const ANALYSIS_FRAME_SEC = 0.01; // the analysis's own level frame: the finest the envelope route gives
 const AXIS_PX = 24; // height of the time axis under the waveform
 const LANE_PX = 12; // height of the lane over the levels where the parts you kept are marked
 const FLOOR_DB = -80; // bottom of the waveform's level scale
@@ -364,7 +366,7 @@ async function createFromURL(url) {
 function unfollow() {
   state.token++;
   clearTimeout(state.timer);
-  state.job = null; state.env = null; state.dur = 0; state.regions = []; state.detected = [];
+  state.job = null; state.env = null; state.fine = null; state.dur = 0; state.regions = []; state.detected = [];
   state.spp = 0; state.fit = true; state.loop = null; state.undo = []; state.sel = -1; state.drag = null; state.range = null; state.previewBad = false; state.previewPending = false; state.rendered = null; state.base = null; state.planVals = null; state.planCuts = null; state.opening = false; state.applyQueued = false; state.jobSig = "";
   clearTimeout(state.stageTimer); state.stages = []; state.upload = null;
   $("stages").textContent = ""; say("job-time", "");
@@ -521,7 +523,7 @@ async function openEditor(job, tok) {
   if (tok !== state.token) return;
   state.opening = false;
   if (!env) return;
-  state.env = env;
+  state.env = env; state.fine = null;
   state.dur = job.plan.stats.originalSec;
   state.rendered = job.output ? job.plan.cuts.map((c) => ({ start: c.start, end: c.end })) : null;
   state.planCuts = job.plan.cuts.map((c) => ({ start: c.start, end: c.end }));
@@ -1116,13 +1118,14 @@ function draw(at) {
   }
   // level bars, quieter than the threshold drawn faint
   const thr = state.previewBad ? Number($("thresholdDb").value) : state.threshold ?? env.thresholdDb;
-  const n = env.levels.length, fs = env.frameSec > 0 ? env.frameSec : state.dur / n, bw = fs / state.spp;
-  for (let i = Math.max(0, Math.floor(t0 / fs)); i < Math.min(n, Math.ceil(t1 / fs) + 1); i++) {
-    const db = env.levels[i];
+  const lv = levelsFor(t0, t1), n = lv.levels.length, fs = lv.frameSec, bw = fs / state.spp;
+  for (let i = Math.max(0, Math.floor((t0 - lv.start) / fs)); i < Math.min(n, Math.ceil((t1 - lv.start) / fs) + 1); i++) {
+    const db = lv.levels[i];
     x.fillStyle = db < thr ? k.quiet : k.wave;
     const y = yOf(db);
-    x.fillRect(xOf(i * fs, g), y, Math.max(1, bw - (bw > 3 ? 1 : 0)), H - y);
+    x.fillRect(xOf(lv.start + i * fs, g), y, Math.max(1, bw - (bw > 3 ? 1 : 0)), H - y);
   }
+  c.dataset.levelSec = String(fs);
   // the parts you kept: a solid band in the lane, labelled when it fits
   x.font = "bold 11px system-ui, sans-serif"; x.textBaseline = "middle";
   for (const [x0, x1] of kept) {
@@ -1202,6 +1205,43 @@ function miniSeek(e) {
   draw();
 }
 
+// levelsFor gives the levels to draw t0..t1 with: the whole file's
+// envelope, or, once zoomed in past it (one of its levels wider than a
+// pixel), the stretch in view at the analysis's own 10 ms frames, fetched
+// for the view and a view's width either side. {start, frameSec, levels}.
+function levelsFor(t0, t1) {
+  const env = state.env, fs = env.frameSec > 0 ? env.frameSec : state.dur / env.levels.length;
+  const whole = { start: 0, frameSec: fs, levels: env.levels };
+  if (fs <= ANALYSIS_FRAME_SEC * 1.001 || state.spp >= fs) return whole;
+  const f = state.fine, end = Math.min(t1, state.dur);
+  if (f && f.start <= t0 + f.frameSec && f.start + f.levels.length * f.frameSec >= end - f.frameSec) return f;
+  fetchFine(t0, t1);
+  return f && f.start < end && f.start + f.levels.length * f.frameSec > t0 ? f : whole;
+}
+
+// FINE_POINTS bounds the levels of a stretch fetched for a zoomed view
+// (20000 of 10 ms: 200 s, a view of 66 s and as much either side).
+const FINE_POINTS = 20000;
+
+// fetchFine asks, once the view has settled (a scroll or zoom in
+// progress asks again), for the levels of t0..t1 and a view's width either
+// side at 10 ms frames; the view is drawn again when they come.
+function fetchFine(t0, t1) {
+  clearTimeout(state.fineTimer);
+  const tok = state.token, job = state.job;
+  state.fineTimer = setTimeout(async () => {
+    const span = t1 - t0, mid = (t0 + t1) / 2;
+    const half = Math.min(1.5 * span, (FINE_POINTS * ANALYSIS_FRAME_SEC) / 2);
+    const from = Math.max(0, mid - half), to = Math.min(state.dur, mid + half);
+    if (!(to > from)) return;
+    const points = Math.min(FINE_POINTS, Math.ceil((to - from) / ANALYSIS_FRAME_SEC));
+    const f = await api("GET", `${JOBS}/${job.id}/envelope?points=${points}&from=${from.toFixed(2)}&to=${to.toFixed(2)}`).catch(() => null);
+    if (!f || tok !== state.token || job !== state.job || !state.env) return;
+    state.fine = f;
+    draw();
+  }, 150);
+}
+
 // ---- pointer and keyboard on the waveform --------------------------------
 
 // edgeAt finds a cut's edge within EDGE_PX of x: {i, side}.
@@ -1224,14 +1264,31 @@ function edgeAt(x, g) {
 // that moves is the browser's (it scrolls); only a mouse or a pen drags.
 const DRAG_PX = 4; // how far a mouse moves before a press is a drag-select
 
+// touchEdge finds the selected cut's edge within TOUCH_EDGE_PX of x: a
+// finger drags only the edges of the cut a tap selected, so a swipe that
+// scrolls the page never moves one. {i, side}.
+function touchEdge(x, g) {
+  const r = state.regions[state.sel];
+  if (!r || !r.on) return null;
+  const ds = Math.abs(xOf(r.start, g) - x), de = Math.abs(xOf(r.end, g) - x);
+  if (Math.min(ds, de) > TOUCH_EDGE_PX) return null;
+  return { i: state.sel, side: ds <= de ? "start" : "end" };
+}
+
 function pointerDown(e) {
   if (!state.env || (e.pointerType !== "touch" && e.button !== 0)) return;
   const g = geom(), px = e.clientX - g.left, py = e.clientY - g.top;
-  if (e.pointerType === "touch") { state.drag = { kind: "tap", x0: px, y0: py }; return; }
+  if (e.pointerType === "touch") {
+    const edge = py < g.wave && touchEdge(px, g);
+    if (!edge) { state.drag = { kind: "tap", x0: px, y0: py }; return; }
+    $("wave").setPointerCapture(e.pointerId);
+    state.drag = { kind: "edge", i: edge.i, side: edge.side, x0: px, off: xOf(state.regions[edge.i][edge.side], g) - px, moved: false };
+    return;
+  }
   $("wave").setPointerCapture(e.pointerId);
   if (py >= g.wave) { state.drag = { kind: "seek" }; seek(tOf(px, g)); return; }
   const edge = edgeAt(px, g);
-  state.drag = edge ? { kind: "edge", i: edge.i, side: edge.side, x0: px, moved: false } : { kind: "select", x0: px, t0: tOf(px, g), moved: false };
+  state.drag = edge ? { kind: "edge", i: edge.i, side: edge.side, x0: px, off: xOf(state.regions[edge.i][edge.side], g) - px, moved: false } : { kind: "select", x0: px, t0: tOf(px, g), moved: false };
 }
 
 function pointerMove(e) {
@@ -1254,7 +1311,7 @@ function pointerMove(e) {
     return;
   }
   if (!d.moved) { snapshot(); d.moved = true; }
-  const r = state.regions[d.i], t = tOf(px, g);
+  const r = state.regions[d.i], t = tOf(px + d.off, g); // the edge moves as the pointer does, from where it was
   if (d.side === "start") {
     const lo = state.regions.slice(0, d.i).reduce((m, x) => Math.max(m, x.end), 0);
     r.start = Math.max(lo, Math.min(r.end - MIN_CUT, t));
@@ -1655,6 +1712,12 @@ $("wave-scroll").addEventListener("wheel", (e) => {
 // touch-action lets the browser pan, not zoom the page there).
 let pinch = null;
 const pinchSpan = (ts) => Math.hypot(ts[0].clientX - ts[1].clientX, ts[0].clientY - ts[1].clientY);
+// A finger on the selected cut's edge drags it: the browser must not pan.
+wave.addEventListener("touchstart", (e) => {
+  if (!state.env || e.touches.length !== 1) return;
+  const g = geom(), t = e.touches[0];
+  if (t.clientY - g.top < g.wave && touchEdge(t.clientX - g.left, g)) e.preventDefault();
+}, { passive: false });
 $("wave-scroll").addEventListener("touchstart", (e) => {
   if (!state.env || e.touches.length !== 2) { pinch = null; return; }
   state.drag = null; // two fingers: not a tap
