@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/autocut-dev/autocut/internal/realdata"
+	"github.com/autocut-dev/autocut/internal/testtier"
 )
 
 // The refinement measured on real speech with labelled fillers: the
@@ -316,6 +317,7 @@ const refineMaxMovedInto = 3
 // into a neighbouring labelled token (at most refineMaxMovedInto). After refinement the
 // mean edge errors must fall.
 func TestRefineLabelled(t *testing.T) {
+	testtier.Slow(t, "refinement on the labelled clips: about 15 s")
 	clips := loadAligned(t)
 	type key struct{ part, lang, kind string }
 	before, after := map[key]*edgeStats{}, map[key]*edgeStats{}
@@ -468,4 +470,59 @@ func sineWAV(t *testing.T, sec float64) string {
 		t.Fatalf("%v %s", err, b)
 	}
 	return in
+}
+
+// TestRefineRecorded replays whisper outputs recorded beside their audio
+// (whisper-timestamped's expected outputs of its test clips, Whisper
+// medium, converted to whisper.cpp's -ojf document) through the fake
+// whisper-cli, with and without the refinement: the words are the same,
+// each refined word lies within its recorded times (no filler there, so
+// words are only trimmed) and reaches into no neighbouring recorded word;
+// it logs how much each word lost. These clips have no labelled filler.
+func TestRefineRecorded(t *testing.T) {
+	testtier.Slow(t, "refinement on whisper-timestamped's recorded outputs: about 15 s")
+	dir := realdata.Dir(t)
+	for _, c := range []struct{ audio, words string }{
+		{"bonjour.wav", "expected_medium_fr/bonjour.wav.words.json"},
+		{"bonjour_vous_allez_bien.mp3", "expected_medium_fr/bonjour_vous_allez_bien.mp3.words.json"},
+		{"punctuations.mp3", "expected_medium_fr/punctuations.mp3.words.json"},
+		{"laugh1.mp3", "expected_medium_auto/laugh1.mp3.words.json"},
+		{"empty.mp3", "expected_medium_auto/empty.mp3.words.json"},
+	} {
+		t.Run(c.audio, func(t *testing.T) {
+			rec, lang, err := readTimestamped(filepath.Join(dir, "corpus/whisper_timestamped", c.words))
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := fakeWhisper(t, ojfDoc(rec, lang))
+			audio := filepath.Join(dir, "corpus/whisper_timestamped", c.audio)
+			eng.NoRefine = true
+			plain, err := eng.Transcribe(t.Context(), audio, lang, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng.NoRefine = false
+			got, err := eng.Transcribe(t.Context(), audio, lang, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Words) != len(rec) || len(plain.Words) != len(rec) {
+				t.Fatalf("%d words refined, %d parsed, from %d recorded", len(got.Words), len(plain.Words), len(rec))
+			}
+			var lines []string
+			for i, w := range got.Words {
+				p := plain.Words[i]
+				if w.Word != p.Word || w.Start < p.Start-1e-9 || w.End > p.End+1e-9 {
+					t.Errorf("%q %.2f-%.2f refined to %q %.2f-%.2f: out of its recorded times", p.Word, p.Start, p.End, w.Word, w.Start, w.End)
+				}
+				for j, o := range plain.Words {
+					if j != i && intrusion(w.Start, w.End, labToken{start: o.Start, end: o.End}) > 1e-9 {
+						t.Errorf("%q refined to %.2f-%.2f reaches into %q %.2f-%.2f", w.Word, w.Start, w.End, o.Word, o.Start, o.End)
+					}
+				}
+				lines = append(lines, fmt.Sprintf("%q %.2f-%.2f -> %.2f-%.2f", w.Word, p.Start, p.End, w.Start, w.End))
+			}
+			t.Logf("%s (%s): %s; fillers %d", c.audio, lang, strings.Join(lines, ", "), len(got.Fillers))
+		})
+	}
 }
