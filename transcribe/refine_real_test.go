@@ -450,6 +450,10 @@ func TestRefineLabelled(t *testing.T) {
 	t.Logf("fillers scored %d (%d under 80 ms left out); filler edge error, ms, mean / max (before | after refinement):\n| part | lang | filler | whisper-style | refined | split |\n%s", scored, short, strings.Join(table, "\n"))
 	t.Logf("edges moved into a neighbouring labelled token: %d; fillers overlapping a labelled word by over %.0f ms: %d before, %d after\n%s",
 		movedInto, 1000*intrudeSlack, fillerIntoBefore, fillerInto, strings.Join(lines, "\n"))
+	if sumB.n > 0 && sumA.n > 0 {
+		t.Logf("transcribed fillers (jittered and glued), mean edge error: start %.0f -> %.0f ms, end %.0f -> %.0f ms (%d fillers)",
+			sumB.startSum/float64(sumB.n), sumA.startSum/float64(sumA.n), sumB.endSum/float64(sumB.n), sumA.endSum/float64(sumA.n), sumA.n)
+	}
 	t.Logf("fillers:\n%s", strings.Join(detail, "\n"))
 	if movedInto > refineMaxMovedInto {
 		t.Errorf("the refinement moved %d edges into a neighbouring labelled token (regression ceiling %d; the issue's bar is none)", movedInto, refineMaxMovedInto)
