@@ -100,15 +100,7 @@ func (a *Acoustic) Transcribe(ctx context.Context, path, lang string, progress d
 
 func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Progress) ([]frameFeat, float64, error) {
 	f := st.Format()
-	// Work at about 8 kHz (box-filter decimation): pitch and the bands up to
-	// 4 kHz are all the detector needs.
-	dec := max(1, f.SampleRate/8000)
-	rate := f.SampleRate / dec
-	hop := rate / 100
-	win := 1
-	for win < rate*40/1000 {
-		win <<= 1
-	}
+	dec, rate, hop, win := acousticFrames(f.SampleRate)
 	// ring is circular (pos is the oldest sample); window receives it in
 	// order at each hop.
 	ring := make([]float64, win)
@@ -184,6 +176,22 @@ func (a *Acoustic) features(ctx context.Context, st dsp.Stream, progress dsp.Pro
 	}
 	// frame k is centred at (k*hop + win/2) samples after the first full window
 	return feats, float64(hop) / float64(rate), nil
+}
+
+// acousticFrames returns the features' framing for a sample rate: the
+// decimation (to about 8 kHz, a box filter: pitch and the bands up to 4
+// kHz are all the detector needs), the rate worked at, the hop (10 ms) and
+// the window (the power of two samples from 40 ms). Frame k is centred
+// (k*hop + win/2)/rate seconds after the start.
+func acousticFrames(sampleRate int) (dec, rate, hop, win int) {
+	dec = max(1, sampleRate/8000)
+	rate = sampleRate / dec
+	hop = max(rate/100, 1)
+	win = 1
+	for win < rate*40/1000 {
+		win <<= 1
+	}
+	return dec, rate, hop, win
 }
 
 // nBands is the number of log-spaced bands (100 Hz to 4 kHz) of the

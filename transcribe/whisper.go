@@ -55,6 +55,9 @@ func (w *Whisper) Serves(lang string) (bool, string) {
 type Whisper struct {
 	Model string // ggml model file (required)
 	CLI   string // whisper-cli binary; default whisper-cli on PATH
+	// NoRefine keeps whisper's own word times; by default they are
+	// refined on the signal (RefineWords).
+	NoRefine bool
 }
 
 // Name returns "whisper".
@@ -121,6 +124,11 @@ func (w *Whisper) Transcribe(ctx context.Context, path, lang string, progress ds
 	t, err := parseWhisper(b, lang)
 	if err != nil {
 		return nil, err
+	}
+	if !w.NoRefine {
+		if err := RefineWords(ctx, t, wav, WhisperAutoCut); err != nil {
+			return nil, err
+		}
 	}
 	report(progress, 1)
 	return t, nil
