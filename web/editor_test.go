@@ -534,15 +534,16 @@ func TestBrowserReviewFirst(t *testing.T) {
 	}()
 	s.wait("the editor", `!!state.env && !!document.getElementById("wave").dataset.cuts && !!timing.editable`, 3*time.Minute)
 	var tm struct {
-		UploadEnd, Editable float64
-		Status              string
+		UploadEnd, PlanSeen, Envelope, Editable float64
+		Status                                  string
 	}
 	s.eval(`timing`, &tm)
 	end := <-analysed
 	uploadEnd := time.UnixMilli(int64(tm.UploadEnd))
 	editable := time.UnixMilli(int64(tm.Editable))
-	t.Logf("30 min 48 kHz stereo: upload end → analysis end %.2f s, → editable waveform %.2f s (%.2f s after the analysis); job %s then",
-		end.Sub(uploadEnd).Seconds(), editable.Sub(uploadEnd).Seconds(), editable.Sub(end).Seconds(), tm.Status)
+	t.Logf("30 min 48 kHz stereo: upload end → analysis end %.2f s, → editable waveform %.2f s (%.2f s after the analysis: the page saw the plan %.2f s after it, its envelope came %.2f s later, the editor was drawn %.2f s after that); job %s then",
+		end.Sub(uploadEnd).Seconds(), editable.Sub(uploadEnd).Seconds(), editable.Sub(end).Seconds(),
+		time.UnixMilli(int64(tm.PlanSeen)).Sub(end).Seconds(), (tm.Envelope-tm.PlanSeen)/1000, (tm.Editable-tm.Envelope)/1000, tm.Status)
 	if tm.Status != "rendering" {
 		t.Errorf("the editor opened with the job %s, want while it renders", tm.Status)
 	}

@@ -515,6 +515,7 @@ const timing = {};
 // file has them).
 async function openEditor(job, tok) {
   state.opening = true;
+  timing.planSeen = Date.now();
   const points = Math.max(500, Math.min(20000, Math.ceil(job.plan.stats.originalSec / 0.01)));
   const env = await api("GET", `${JOBS}/${job.id}/envelope?points=${points}`).catch((err) => {
     if (tok === state.token) say("job-msg", errorText(err), "bad");
@@ -523,6 +524,7 @@ async function openEditor(job, tok) {
   if (tok !== state.token) return;
   state.opening = false;
   if (!env) return;
+  timing.envelope = Date.now();
   state.env = env; state.fine = null;
   state.dur = job.plan.stats.originalSec;
   state.rendered = job.output ? job.plan.cuts.map((c) => ({ start: c.start, end: c.end })) : null;
