@@ -216,10 +216,12 @@ type tracksRow struct {
 	stretches            int
 	// ownMs: the tracks' own audible speech they own; speechMs: all of it.
 	ownMs, speechMs float64
+	// ownedCutMs: owned speech the plan cuts, summed over the tracks.
+	ownedCutMs float64
 }
 
-// runTracks builds, analyses, plans and scores case c with params p.
-func runTracks(t *testing.T, m *corpus.Mixer, c corpus.TracksCase, p Params) tracksRow {
+// analyseTracks builds and analyses case c.
+func analyseTracks(t *testing.T, m *corpus.Mixer, c corpus.TracksCase) ([]*dsp.Analysis, corpus.TracksTruth) {
 	t.Helper()
 	ctx := context.Background()
 	mx, err := m.Tracks(ctx, c)
@@ -233,12 +235,12 @@ func runTracks(t *testing.T, m *corpus.Mixer, c corpus.TracksCase, p Params) tra
 			t.Fatal(err)
 		}
 	}
-	return scoreTracks(t, c, mx.Truth, as, p)
+	return as, mx.Truth
 }
 
 // scoreTracks plans analyses as of case c and scores the plan and the
-// owned speech against the truth tr.
-func scoreTracks(t *testing.T, c corpus.TracksCase, tr corpus.TracksTruth, as []*dsp.Analysis, p Params) tracksRow {
+// owned speech (with the bleed margin marginDb) against the truth tr.
+func scoreTracks(t *testing.T, c corpus.TracksCase, tr corpus.TracksTruth, as []*dsp.Analysis, p Params, marginDb float64) tracksRow {
 	t.Helper()
 	pl, err := MakeTracks(as, p, nil)
 	if err != nil {
@@ -249,7 +251,7 @@ func scoreTracks(t *testing.T, c corpus.TracksCase, tr corpus.TracksTruth, as []
 		cuts = append(cuts, corpus.Interval{Start: k.Start, End: k.End})
 	}
 	row := tracksRow{c: c, s: corpus.ScoreMix(tr.Mix(), cuts, p.MinSilenceSec, p.KeepSilenceMs)}
-	own, err := OwnedSpeech(as, p)
+	own, err := ownedSpeech(as, p, marginDb)
 	if err != nil {
 		t.Fatalf("%s: %v", c.Name, err)
 	}
@@ -270,6 +272,11 @@ func scoreTracks(t *testing.T, c corpus.TracksCase, tr corpus.TracksTruth, as []
 			o = append(o, corpus.Interval{Start: r.Start, End: r.End})
 		}
 		owned := in(o)
+		for _, c := range pl.Cuts {
+			for _, r := range own[k] {
+				row.ownedCutMs += 1000 * max(0, min(c.End, r.End)-max(c.Start, r.Start))
+			}
+		}
 		self := in(tr.Voices[k])
 		var others []corpus.Interval
 		for j, v := range tr.Voices {
@@ -309,10 +316,10 @@ func scoreTracks(t *testing.T, c corpus.TracksCase, tr corpus.TracksTruth, as []
 // ms or more) and the own speech owned.
 func tracksTable(rows []tracksRow) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-6s %8s %9s %8s %10s %9s %9s %8s\n", "tracks", "bleed dB", "removed%", "clip ms", "bleed ms", "bleed %", "stretches", "owned %")
+	fmt.Fprintf(&b, "%-18s %6s %8s %9s %8s %10s %9s %9s %8s %11s\n", "case", "tracks", "bleed dB", "removed%", "clip ms", "bleed ms", "bleed %", "stretches", "owned %", "owned cut")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-6d %8g %9.1f %8.0f %10.0f %9.1f %9d %8.1f\n", len(r.c.Voices), r.c.IsolationDb, r.s.RemovedPct, r.s.ClippedMs,
-			r.bleedMs, 100*r.bleedMs/max(r.bleedOnlyMs, 1), r.stretches, 100*r.ownMs/max(r.speechMs, 1))
+		fmt.Fprintf(&b, "%-18s %6d %8g %9.1f %8.0f %10.0f %9.1f %9d %8.1f %11.0f\n", r.c.Name, len(r.c.Voices), r.c.IsolationDb, r.s.RemovedPct, r.s.ClippedMs,
+			r.bleedMs, 100*r.bleedMs/max(r.bleedOnlyMs, 1), r.stretches, 100*r.ownMs/max(r.speechMs, 1), r.ownedCutMs)
 	}
 	return b.String()
 }
@@ -325,7 +332,10 @@ const (
 	tracksBedDb         = 35
 )
 
-// checkTracks fails t where a row misses the bars.
+// tracksMargins are the bleed margins TestTracksBleed sweeps (logged).
+var tracksMargins = []float64{0, 2, 3, 4, 6, 8}
+
+// checkTracksBars fails t where a row misses the bars.
 func checkTracksBars(t *testing.T, rows []tracksRow) {
 	t.Helper()
 	for _, r := range rows {
@@ -344,7 +354,8 @@ func TestTracksBleedFast(t *testing.T) {
 	m := corpus.NewMixer(realdata.Recordings(t)...)
 	c := corpus.TracksCase{Name: "tracks2-15-fast", Voices: corpus.TracksVoices()[:2],
 		Beds: []string{"noise_vinyl_hiss_cc0.flac", "noise_alsa_pink_1s.wav"}, IsolationDb: 15, BedDb: tracksBedDb, VoiceSec: 25, Seed: 44}
-	rows := []tracksRow{runTracks(t, m, c, DefaultPreset().Params)}
+	as, tr := analyseTracks(t, m, c)
+	rows := []tracksRow{scoreTracks(t, c, tr, as, DefaultPreset().Params, bleedMarginDb)}
 	t.Log("\n" + tracksTable(rows))
 	checkTracksBars(t, rows)
 }
@@ -357,10 +368,43 @@ func TestTracksBleedFast(t *testing.T) {
 func TestTracksBleed(t *testing.T) {
 	testtier.Slow(t, "multi-track cases: about a minute")
 	m := corpus.NewMixer(realdata.AllRecordings(t)...)
+	p := DefaultPreset().Params
 	var rows []tracksRow
-	for _, c := range corpus.TracksCases([]float64{10, 15, 20, 25}, tracksBedDb, 40) {
-		rows = append(rows, runTracks(t, m, c, DefaultPreset().Params))
+	sweep := map[float64][]tracksRow{}
+	cases := corpus.TracksCases([]float64{10, 15, 20, 25}, tracksBedDb, 40)
+	// A hotter preamp: track 1 turned up 6 dB, at 15 and 20 dB of
+	// isolation (left out of the margin sweep).
+	for _, iso := range []float64{15, 20} {
+		c := corpus.TracksCases([]float64{iso}, tracksBedDb, 40)[1]
+		c.Name += "-hot6"
+		c.GainDb = []float64{6}
+		cases = append(cases, c)
 	}
-	t.Log("\n" + tracksTable(rows))
+	for _, c := range cases {
+		as, tr := analyseTracks(t, m, c)
+		rows = append(rows, scoreTracks(t, c, tr, as, p, bleedMarginDb))
+		for _, mg := range tracksMargins {
+			if len(c.GainDb) > 0 {
+				break
+			}
+			sweep[mg] = append(sweep[mg], scoreTracks(t, c, tr, as, p, mg))
+		}
+	}
+	t.Logf("bleed margin %g dB:\n%s", float64(bleedMarginDb), tracksTable(rows))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%9s %8s %9s %9s %8s\n", "margin dB", "bleed dB", "bleed %", "stretches", "owned %")
+	for _, mg := range tracksMargins {
+		for _, iso := range []float64{10, 15, 20, 25} {
+			var bl, blo, own, sp float64
+			st := 0
+			for _, r := range sweep[mg] {
+				if r.c.IsolationDb == iso {
+					bl, blo, own, sp, st = bl+r.bleedMs, blo+r.bleedOnlyMs, own+r.ownMs, sp+r.speechMs, st+r.stretches
+				}
+			}
+			fmt.Fprintf(&b, "%9g %8g %9.1f %9d %8.1f\n", mg, iso, 100*bl/max(blo, 1), st, 100*own/max(sp, 1))
+		}
+	}
+	t.Log("bleed margin sweep (all track counts):\n" + b.String())
 	checkTracksBars(t, rows)
 }

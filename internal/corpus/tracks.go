@@ -31,7 +31,10 @@ type TracksCase struct {
 	// VoiceSec: at most this much of each recording (its pauses
 	// stretched) is used; 0: all of it.
 	VoiceSec float64
-	Seed     uint64
+	// GainDb: track k is turned up GainDb[k] dB once mixed (a hotter
+	// preamp), voice, bleed and bed alike; none where missing.
+	GainDb []float64
+	Seed   uint64
 }
 
 // Tracks' schedule: a turn follows the previous one after a gap drawn
@@ -83,10 +86,10 @@ type TracksMixed struct {
 // café's ambience and a quiet room's tone from the real material).
 func TracksBeds() []string {
 	return []string{
-		"noise_vinyl_hiss_cc0.flac",
-		"corpus/noisereduce/cafe_short.wav",
 		"noise_alsa_pink_1s.wav",
-		"corpus/whisper_timestamped/empty.wav",
+		"corpus/noisereduce/cafe_short.wav",
+		"corpus/speechbrain/noise5.wav",
+		"corpus/speechbrain/noise1.wav",
 	}
 }
 
@@ -254,8 +257,13 @@ func (m *Mixer) Tracks(ctx context.Context, c TracksCase) (*TracksMixed, error) 
 	}
 	out := &TracksMixed{Rate: MixRate, Tracks: make([][]float32, nv)}
 	for k := range nv {
+		g := 1.0
+		if k < len(c.GainDb) {
+			g = math.Pow(10, c.GainDb[k]/20)
+		}
 		t := make([]float32, n)
 		for i, v := range sum[k] {
+			v *= g
 			t[i] = float32(max(-32768, min(32767, math.Round(v*32768+r.Float64()-r.Float64()))) / 32768)
 		}
 		out.Tracks[k] = t
