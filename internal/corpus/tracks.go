@@ -93,8 +93,8 @@ func TracksBeds() []string {
 	}
 }
 
-// TracksVoices are the voices of the multi-track cases, in the order the
-// tracks take them.
+// TracksVoices are the voices of the multi-track cases of the tune part
+// (testdata/split/speech.tsv), in the order the tracks take them.
 func TracksVoices() []string {
 	return []string{
 		"en_asterisk_allison_demo-instruct_73s.wav",
@@ -104,17 +104,30 @@ func TracksVoices() []string {
 	}
 }
 
-// TracksCases returns the multi-track set: 2, 3 and 4 tracks (the first
-// voices of TracksVoices) at each isolation of isolations, the beds
-// bedDb under each voice, each voice's first voiceSec.
-func TracksCases(isolations []float64, bedDb, voiceSec float64) []TracksCase {
+// TracksReportVoices are the voices of the multi-track cases of the
+// report part: the Italian asterisk prompts and SPPAS's French, German and
+// Portuguese readers (the report voices of the conversation cases). Not
+// MFA's monologue (acoustic_corpus): its pauses hold bursts of 10-30 ms
+// every 55 ms that the truth rule counts as speech.
+func TracksReportVoices() []string {
+	return []string{
+		"it_asterisk_carlo_demo-instruct_64s.wav",
+		"corpus/sppas/samples-fra/F_F_C006-P6.wav",
+		"corpus/sppas/samples-deu/DEU_F10_DEU_T02.wav",
+		"corpus/sppas/samples-por/POR_F25_POR_T02.wav",
+	}
+}
+
+// TracksCases returns a multi-track set: 2, 3 and 4 tracks (the first of
+// voices, 4 or more) at each isolation of isolations, the beds bedDb
+// under each voice, each voice's first voiceSec; seeds from seed.
+func TracksCases(voices []string, isolations []float64, bedDb, voiceSec float64, seed uint64) []TracksCase {
 	var out []TracksCase
-	seed := uint64(9000)
-	for n := 2; n <= 4; n++ {
+	for n := 2; n <= min(4, len(voices)); n++ {
 		for _, iso := range isolations {
 			out = append(out, TracksCase{
 				Name:   fmt.Sprintf("tracks%d-%g", n, iso),
-				Voices: TracksVoices()[:n], Beds: TracksBeds(),
+				Voices: voices[:n], Beds: TracksBeds(),
 				IsolationDb: iso, BedDb: bedDb, VoiceSec: voiceSec, Seed: seed + uint64(n),
 			})
 		}
