@@ -334,7 +334,7 @@ const (
 
 // tracksReportMaxClipMs is the report part's regression ceiling: 4
 // tracks at 10 dB clip 60 ms, two clicks of the Portuguese reader's
-// recording (30 ms each, 50 ms apart, 40 and 47 dB under her words, in a
+// recording (30 ms each, 50 ms apart, at -41 and -47 dBFS over a -60 dBFS bed, in a
 // 3 s pause) that the truth counts as speech, as they protect each other
 // from its click rule, and that every track's plan drops as shorter than
 // minSpeechMs, as Make does on her track alone.
