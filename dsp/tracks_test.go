@@ -112,7 +112,10 @@ func TestAnalyzeTracksErrors(t *testing.T) {
 // at 48 kHz streamed from a generator's looped pattern, each channel its
 // own voice over its own bed) with AnalyzeTracks, and reports the peak
 // heap in use while it runs and the speed (hours of 4-track audio per
-// hour of wall time).
+// hour of wall time). Measured once on the shared 2-core machine (load
+// 7-10): 397 s, 27x realtime (108x per track), 109.8 MB peak heap, 189 MB
+// allocated in 1814 allocations: the four envelopes with their spectra,
+// which grow with the input, and the split's 1 MB of blocks.
 func BenchmarkTracks3h(b *testing.B) {
 	const rate, n, sec = 48000, 4, 3 * 3600
 	const patSec = 13
