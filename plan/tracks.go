@@ -303,8 +303,10 @@ func intersectCuts(x, y []Cut) []Cut {
 // less the margin owns the others' bleed). Where two speakers talk at
 // once both tracks own the time, but for a voice bleedMarginDb under the
 // other's bleed. The union of the tracks' owned speech is the union of
-// their speech (the loudest track of a frame owns it), so MakeTracks's
-// cuts fall outside every track's owned speech. Tracks are checked and
+// their speech (the loudest track of a frame owns it): every sound of
+// every track, so a sound shorter than minSpeechMs that MakeTracks drops,
+// as Make does, may be owned and cut (in TestTracksBleed's cases no owned
+// time lies inside a cut). Tracks are checked and
 // padded as MakeTracks does. The level difference alone separates bleed
 // from speech (see bleedMarginDb); no correlation between the tracks is
 // measured (the analysis keeps no samples).
