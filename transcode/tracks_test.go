@@ -1,0 +1,292 @@
+package transcode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autocut-dev/autocut/dsp"
+	"github.com/autocut-dev/autocut/plan"
+)
+
+// Two speakers on two tracks: the host loud over [0.5, 3.5) s, the guest
+// 15 dB quieter over [4.5, 7.5) s (white noise stands for speech), and a
+// click of 0.1 on both tracks at the same instant, 4 s, where both are
+// silent. The plan keeps three ranges around them.
+const (
+	hostExpr  = "0.3*(2*random(0)-1)*between(t,0.5,3.5)"
+	guestExpr = "0.05*(2*random(1)-1)*between(t,4.5,7.5)"
+	clickSec  = 4.0
+)
+
+var tracksKeep = []dsp.Range{{Start: 0.2, End: 1.5}, {Start: 2.5, End: 5.5}, {Start: 6.0, End: 7.8}}
+
+// clickExpr is an aevalsrc term: 0.1 at the sample of clickSec at rate.
+func clickExpr(rate int) string {
+	return fmt.Sprintf("0.1*eq(n,%d)", int(clickSec*float64(rate)))
+}
+
+// trackSrc is an ffmpeg lavfi input of expr at rate for sec seconds.
+func trackSrc(expr string, rate int, sec float64) []string {
+	return []string{"-f", "lavfi", "-i", fmt.Sprintf("aevalsrc='%s+%s':s=%d:d=%g", expr, clickExpr(rate), rate, sec)}
+}
+
+// outSample is where input time sec lands in the output of keep at rate.
+func outSample(keep []dsp.Range, rate int, sec float64) int64 {
+	in := int64(math.Round(sec * float64(rate)))
+	var out int64
+	for _, sp := range spansOf(keep, rate) {
+		if in >= sp[1] {
+			out += sp[1] - sp[0]
+			continue
+		}
+		return out + in - sp[0]
+	}
+	return -1
+}
+
+// outRanges maps input ranges within keep to the output's times.
+func outRanges(keep []dsp.Range, rs ...dsp.Range) []dsp.Range {
+	var out []dsp.Range
+	for _, r := range rs {
+		t := 0.0
+		for _, k := range keep {
+			s, e := max(r.Start, k.Start), min(r.End, k.End)
+			if e > s {
+				out = append(out, dsp.Range{Start: t + s - k.Start, End: t + e - k.Start})
+			}
+			t += k.Len()
+		}
+	}
+	return out
+}
+
+// peakAt returns the frame of the largest magnitude in x (ch channels)
+// within [from, to) frames.
+func peakAt(x []float32, ch int, from, to int64) int64 {
+	best, at := float32(-1), int64(-1)
+	for f := max(from, 0); f < min(to, int64(len(x)/ch)); f++ {
+		for c := range ch {
+			if v := float32(math.Abs(float64(x[int(f)*ch+c]))); v > best {
+				best, at = v, f
+			}
+		}
+	}
+	return at
+}
+
+func analyzeTracks(t *testing.T, refs []dsp.TrackRef) []Track {
+	t.Helper()
+	tracks := make([]Track, len(refs))
+	for i, r := range refs {
+		a, err := dsp.AnalyzeTrack(context.Background(), dsp.AutoDecoder{}, r, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tracks[i] = Track{Ref: r, Analysis: a}
+	}
+	return tracks
+}
+
+// TestRenderTracks renders two tracks given as a 2-stream MKV, two WAV
+// files (a mono host and a stereo guest; a guest at 44.1 kHz, a second
+// shorter, against a 48 kHz host) and a 2-channel WAV, as a mix and
+// split: every output is of the plan's length at the highest rate, the
+// click lands at the same output sample on every track (within one sample
+// where the guest is resampled), and in the mix the host and the guest
+// are as loud as each other within 0.5 LU though they were 15 dB apart.
+func TestRenderTracks(t *testing.T) {
+	ctx := context.Background()
+	const rate = 48000
+	cases := []struct {
+		name  string
+		mode  string
+		files func(t *testing.T) []string
+		slack int64 // samples the click may move on a resampled track
+		ch    int   // the mix's channels
+	}{
+		{"mkv streams", dsp.TracksStreams, func(t *testing.T) []string {
+			args := append(trackSrc(hostExpr, rate, 8), trackSrc(guestExpr, rate, 8)...)
+			return []string{gen(t, "show.mkv", append(args, "-map", "0:a", "-map", "1:a", "-c:a", "pcm_s16le")...)}
+		}, 0, 1},
+		{"wav files, mono and stereo", dsp.TracksFiles, func(t *testing.T) []string {
+			return []string{
+				gen(t, "host.wav", append(trackSrc(hostExpr, rate, 8), "-c:a", "pcm_s16le")...),
+				gen(t, "guest.wav", append(trackSrc(guestExpr, rate, 8), "-ac", "2", "-c:a", "pcm_s16le")...),
+			}
+		}, 0, 2},
+		{"wav files, 44.1 kHz guest shorter", dsp.TracksFiles, func(t *testing.T) []string {
+			return []string{
+				gen(t, "host.wav", append(trackSrc(hostExpr, rate, 8), "-c:a", "pcm_s16le")...),
+				gen(t, "guest.wav", append(trackSrc(guestExpr, 44100, 7.9), "-c:a", "pcm_s16le")...),
+			}
+		}, 1, 1},
+		{"wav channels", dsp.TracksChannels, func(t *testing.T) []string {
+			args := append(trackSrc(hostExpr, rate, 8), trackSrc(guestExpr, rate, 8)...)
+			return []string{gen(t, "lr.wav", append(args, "-filter_complex", "[0:a][1:a]join=inputs=2:channel_layout=stereo", "-c:a", "pcm_s16le")...)}
+		}, 0, 1},
+	}
+	host := dsp.Range{Start: 0.5, End: 3.5}
+	guest := dsp.Range{Start: 4.5, End: 7.5}
+	wantFrames := framesOf(spansOf(tracksKeep, rate))
+	wantClick := outSample(tracksKeep, rate, clickSec)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			refs, err := dsp.ListTracks(ctx, dsp.AutoDecoder{}, c.mode, c.files(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tracks := analyzeTracks(t, refs)
+			if d := tracks[0].Analysis.LoudnessOf([]dsp.Range{host}) - tracks[1].Analysis.LoudnessOf([]dsp.Range{guest}); d < 10 {
+				t.Fatalf("the host is %.1f LU louder than the guest: the test wants 10 or more", d)
+			}
+			p := planOf(8, tracksKeep...)
+			dir := t.TempDir()
+
+			t.Run("mix", func(t *testing.T) {
+				out := filepath.Join(dir, "mix.wav")
+				res, err := RenderTracks(ctx, tracks, p, Options{Format: "wav"}, out, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, f := readAll(t, out)
+				if f.SampleRate != rate || f.Channels != c.ch || int64(len(x)/f.Channels) != wantFrames {
+					t.Fatalf("mix: %d frames of %+v, want %d at %d Hz x %d", len(x)/f.Channels, f, wantFrames, rate, c.ch)
+				}
+				if at := peakAt(x, f.Channels, wantClick-rate/10, wantClick+rate/10); at < wantClick-c.slack || at > wantClick+c.slack {
+					t.Errorf("mix: the click at output frame %d, want %d", at, wantClick)
+				}
+				a := analyze(t, out)
+				lh, lg := a.LoudnessOf(outRanges(tracksKeep, host)), a.LoudnessOf(outRanges(tracksKeep, guest))
+				t.Logf("mix: host %.2f LUFS, guest %.2f LUFS (gains %.2f dB; loudness before %.2f LUFS)", lh, lg, res.TrackGainDb, res.TrackLoudness)
+				if math.Abs(lh-lg) > 0.5 {
+					t.Errorf("mix: host %.2f LUFS, guest %.2f LUFS: %.2f LU apart, want 0.5 at most", lh, lg, lh-lg)
+				}
+			})
+
+			t.Run("mix normalized", func(t *testing.T) {
+				// (WAV: an MP3 encoder's low-pass takes a good part of the
+				// white noise's loudness.)
+				out := filepath.Join(dir, "mix-podcast.wav")
+				if _, err := RenderTracks(ctx, tracks, p, Options{Format: "wav", Normalize: plan.NormalizePodcast}, out, nil); err != nil {
+					t.Fatal(err)
+				}
+				a := analyze(t, out)
+				if l := a.Loudness.Integrated; math.Abs(l+16) > 0.5 {
+					t.Errorf("podcast mix: %.2f LUFS, want -16 within 0.5", l)
+				}
+				lh, lg := a.LoudnessOf(outRanges(tracksKeep, host)), a.LoudnessOf(outRanges(tracksKeep, guest))
+				if math.Abs(lh-lg) > 0.5 {
+					t.Errorf("podcast mix: host %.2f LUFS, guest %.2f LUFS, want 0.5 LU apart at most", lh, lg)
+				}
+			})
+
+			t.Run("split", func(t *testing.T) {
+				outs := SplitNames(filepath.Join(dir, "split.wav"), len(tracks))
+				res, err := RenderSplit(ctx, tracks, p, Options{Format: "wav"}, outs, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res) != len(tracks) {
+					t.Fatalf("%d results for %d tracks", len(res), len(tracks))
+				}
+				for k, out := range outs {
+					x, f := readAll(t, out)
+					if f.SampleRate != rate || int64(len(x)/f.Channels) != wantFrames {
+						t.Errorf("track %d: %d frames at %d Hz, want %d at %d", k, len(x)/f.Channels, f.SampleRate, wantFrames, rate)
+					}
+					if f.Channels != tracks[k].Analysis.Input.Channels {
+						t.Errorf("track %d: %d channels, want the track's %d", k, f.Channels, tracks[k].Analysis.Input.Channels)
+					}
+					slack := int64(0)
+					if k > 0 {
+						slack = c.slack
+					}
+					if at := peakAt(x, f.Channels, wantClick-rate/10, wantClick+rate/10); at < wantClick-slack || at > wantClick+slack {
+						t.Errorf("track %d: the click at output frame %d, want %d", k, at, wantClick)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestRenderTracksErrors: bad tracks and outputs are refused before any
+// work, with errors that say why.
+func TestRenderTracksErrors(t *testing.T) {
+	ctx := context.Background()
+	mono := gen(t, "mono.wav", "-f", "lavfi", "-i", "sine=d=1:sample_rate=16000", "-c:a", "pcm_s16le")
+	stereo := gen(t, "st.wav", "-f", "lavfi", "-i", "sine=d=1:sample_rate=16000", "-ac", "2", "-c:a", "pcm_s16le")
+	six := gen(t, "six.wav", "-f", "lavfi", "-i", "sine=d=1:sample_rate=16000", "-ac", "6", "-c:a", "pcm_s16le")
+	tr := func(paths ...string) []Track {
+		var out []Track
+		for _, p := range paths {
+			out = append(out, Track{Ref: dsp.TrackRef{Path: p, Channel: -1}, Analysis: analyze(t, p)})
+		}
+		return out
+	}
+	p := planOf(1, dsp.Range{Start: 0, End: 0.5})
+	dir := t.TempDir()
+	many := make([]Track, dsp.MaxTrackCount+1)
+	for i := range many {
+		many[i] = tr(mono)[0]
+	}
+	cases := []struct {
+		name string
+		run  func() error
+		is   error
+		want string
+	}{
+		{"no track", func() error {
+			_, err := RenderTracks(ctx, nil, p, Options{Format: "wav"}, filepath.Join(dir, "a.wav"), nil)
+			return err
+		}, plan.ErrInvalidParams, "no track"},
+		{"17 tracks", func() error {
+			_, err := RenderTracks(ctx, many, p, Options{Format: "wav"}, filepath.Join(dir, "a.wav"), nil)
+			return err
+		}, plan.ErrInvalidParams, "17 tracks, at most 16"},
+		{"nil analysis", func() error {
+			_, err := RenderTracks(ctx, []Track{tr(mono)[0], {Ref: dsp.TrackRef{Path: mono, Channel: -1}}}, p, Options{Format: "wav"}, filepath.Join(dir, "a.wav"), nil)
+			return err
+		}, plan.ErrBadAnalysis, "track 1"},
+		{"stereo and 6 channels", func() error {
+			_, err := RenderTracks(ctx, tr(stereo, six), p, Options{Format: "wav"}, filepath.Join(dir, "a.wav"), nil)
+			return err
+		}, plan.ErrInvalidParams, "has 2 channels and another 6"},
+		{"split, one output for two", func() error {
+			_, err := RenderSplit(ctx, tr(mono, stereo), p, Options{Format: "wav"}, []string{filepath.Join(dir, "a.wav")}, nil)
+			return err
+		}, plan.ErrInvalidParams, "1 output paths for 2 tracks"},
+		{"split, one file twice", func() error {
+			o := filepath.Join(dir, "a.wav")
+			_, err := RenderSplit(ctx, tr(mono, stereo), p, Options{Format: "wav"}, []string{o, o}, nil)
+			return err
+		}, plan.ErrInvalidParams, "both written to"},
+		{"mix past the end", func() error {
+			_, err := RenderTracks(ctx, tr(mono, stereo), planOf(3, dsp.Range{Start: 0, End: 3}), Options{Format: "wav"}, filepath.Join(dir, "a.wav"), nil)
+			return err
+		}, plan.ErrInvalidParams, "within the input"},
+		{"mp4 of audio", func() error {
+			_, err := RenderTracks(ctx, tr(mono, stereo), p, Options{Format: "mp4"}, filepath.Join(dir, "a.mp4"), nil)
+			return err
+		}, plan.ErrInvalidParams, "needs a video input"},
+		{"missing stream", func() error {
+			bad := tr(mono, stereo)
+			bad[1].Ref.Stream = 1
+			_, err := RenderTracks(ctx, bad, p, Options{Format: "wav"}, filepath.Join(dir, "a.wav"), nil)
+			return err
+		}, dsp.ErrNoTrack, "no stream 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run()
+			if !errors.Is(err, c.is) || !strings.Contains(fmt.Sprint(err), c.want) {
+				t.Errorf("error %v, want %v saying %q", err, c.is, c.want)
+			}
+		})
+	}
+}
