@@ -2,12 +2,17 @@ package transcode
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
@@ -289,4 +294,70 @@ func TestRenderTracksErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkRenderTracksHeap renders the mix of 4 tracks of 30 minutes
+// (48 kHz mono WAV files, 4 x 165 MB, bursts of 10 s repeated; podcast
+// normalization, so the mix is measured, then encoded) to io.Discard and
+// reports the largest heap in use while it runs.
+func BenchmarkRenderTracksHeap(b *testing.B) {
+	const sec, rate, n = 30 * 60, 48000, 4
+	dir := b.TempDir()
+	tracks := make([]Track, n)
+	for k := range tracks {
+		in := filepath.Join(dir, fmt.Sprintf("mic%d.wav", k))
+		loop := make([]byte, 10*rate*2)
+		for i, v := range burstySignal(1, 10*rate, uint64(20+k)) {
+			binary.LittleEndian.PutUint16(loop[2*i:], uint16(int16(max(-1, min(1, v*0.3/float32(k+1)))*32767)))
+		}
+		f, err := os.Create(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := wavHeader(dsp.Format{SampleRate: rate, Channels: 1}, 16, sec*rate)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Write(h); err != nil {
+			b.Fatal(err)
+		}
+		for range sec / 10 {
+			if _, err := f.Write(loop); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		tracks[k] = Track{Ref: dsp.TrackRef{Path: in, Channel: -1}, Analysis: analyze(b, in)}
+	}
+	p := planOf(float64(sec), dsp.Range{Start: 0, End: float64(sec)})
+	var peak uint64
+	for b.Loop() {
+		runtime.GC()
+		done := make(chan struct{})
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			var ms runtime.MemStats
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+				}
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
+		}()
+		if _, err := RenderTracksTo(context.Background(), tracks, p, Options{Format: "wav", Normalize: plan.NormalizePodcast}, io.Discard, nil); err != nil {
+			b.Fatal(err)
+		}
+		close(done)
+		<-sampled
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak_heap_MB")
+	b.ReportMetric(sec*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
 }
