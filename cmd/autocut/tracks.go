@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,7 +19,7 @@ import (
 // analyses (one per track, aligned from 0).
 //
 // PLACEHOLDER until plan.MakeTracks (who speaks, bleed told from voices)
-// is merged, when this body becomes `return plan.MakeTracks(as, p)`: each
+// is merged, when this body becomes `return plan.MakeTracks(as, p, nil)`: each
 // track is planned on its own (plan.Make) and a stretch is cut only where
 // every track's plan cuts it, so a pause of one speaker while another
 // talks is kept; a track's bleed counts as speech on it, so some pauses
@@ -209,4 +211,61 @@ func cutTracks(ctx context.Context, e env, bar *progressBar, st *stager, refs []
 		}
 	}
 	return nil
+}
+
+// tracksOutput is what `autocut analyze` prints for a recording of
+// several tracks: each track's analysis, named, and the one plan (or
+// planError).
+type tracksOutput struct {
+	Tracks    []trackOutput `json:"tracks"`
+	Plan      *plan.Plan    `json:"plan"`
+	PlanError string        `json:"planError,omitempty"`
+}
+
+type trackOutput struct {
+	Track dsp.TrackRef `json:"track"`
+	*dsp.Analysis
+}
+
+// analyzeTracksCmd is runAnalyze of the tracks of one recording (paths,
+// held as mode says): every track analysed, the plan made from all
+// (planTracks), printed as JSON. As for one file, a plan with nothing to
+// keep is printed with planError and a warning, and exits 0.
+func analyzeTracksCmd(ctx context.Context, e env, f analyzeFlags, mode string, paths []string) error {
+	params, err := f.resolve()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	for _, in := range paths {
+		if err := checkInput(in); err != nil {
+			return err
+		}
+	}
+	refs, err := dsp.ListTracks(ctx, dsp.AutoDecoder{}, mode, paths)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	_, as, err := analyzeTracks(ctx, refs, nil)
+	if err != nil {
+		return err
+	}
+	var out tracksOutput
+	for k, a := range as {
+		out.Tracks = append(out.Tracks, trackOutput{Track: refs[k], Analysis: a})
+	}
+	p, perr := planTracks(as, params)
+	out.Plan = p
+	if perr != nil {
+		out.PlanError = perr.Error()
+		if !errors.Is(perr, plan.ErrNothingToKeep) {
+			return flagWords(perr)
+		}
+		fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", flagWords(perr))
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode the analyses: %w", err)
+	}
+	_, err = e.stdout.Write(append(b, '\n'))
+	return err
 }

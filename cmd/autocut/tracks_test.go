@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -156,5 +157,35 @@ func TestPlanTracksKeepsEitherSpeaker(t *testing.T) {
 		if kept(at) {
 			t.Errorf("%.1f s (nobody speaks) is kept: keep %v", at, p.Keep)
 		}
+	}
+}
+
+// TestAnalyzeTracks: `autocut analyze` of two files prints each track's
+// analysis and one plan that keeps both speakers.
+func TestAnalyzeTracks(t *testing.T) {
+	host, guest := twoMics(t, t.TempDir())
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"analyze", host, guest}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var got struct {
+		Tracks []struct {
+			Track dsp.TrackRef `json:"track"`
+			Input dsp.Info     `json:"input"`
+		} `json:"tracks"`
+		Plan *plan.Plan `json:"plan"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	var names []string
+	for _, tr := range got.Tracks {
+		names = append(names, filepath.Base(tr.Track.Path)+" "+tr.Input.Name)
+	}
+	if d := cmp.Diff([]string{"host.wav host.wav", "guest.wav guest.wav"}, names); d != "" {
+		t.Errorf("tracks (-want +got):\n%s", d)
+	}
+	if got.Plan == nil || got.Plan.Stats.FinalSec < 4.8 || got.Plan.Stats.FinalSec > 7 {
+		t.Errorf("plan %+v: want 4.8..7 s kept", got.Plan)
 	}
 }
