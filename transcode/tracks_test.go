@@ -1,6 +1,7 @@
 package transcode
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -177,8 +178,19 @@ func TestRenderTracks(t *testing.T) {
 				// (WAV: an MP3 encoder's low-pass takes a good part of the
 				// white noise's loudness.)
 				out := filepath.Join(dir, "mix-podcast.wav")
-				if _, err := RenderTracks(ctx, tracks, p, Options{Format: "wav", Normalize: plan.NormalizePodcast}, out, nil); err != nil {
+				o := Options{Format: "wav", Normalize: plan.NormalizePodcast}
+				res, err := RenderTracks(ctx, tracks, p, o, out, nil)
+				if err != nil {
 					t.Fatal(err)
+				}
+				// Streamed, the same bytes.
+				var buf bytes.Buffer
+				sres, err := RenderTracksTo(ctx, tracks, p, o, onlyWriter{&buf}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if file, err := os.ReadFile(out); err != nil || !bytes.Equal(file, buf.Bytes()) || sres.Size != res.Size || sres.GainDb != res.GainDb {
+					t.Errorf("RenderTracksTo wrote %d bytes (gain %.2f dB), RenderTracks %d (%.2f dB), and they differ (%v)", buf.Len(), sres.GainDb, res.Size, res.GainDb, err)
 				}
 				a := analyze(t, out)
 				if l := a.Loudness.Integrated; math.Abs(l+16) > 0.5 {
@@ -217,6 +229,39 @@ func TestRenderTracks(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestRenderTracksVideo: the mix of an MKV's two audio streams, exported
+// as mp4, carries the file's video cut alike: picture and sound of one
+// length, the plan's.
+func TestRenderTracksVideo(t *testing.T) {
+	ctx := context.Background()
+	mkv := gen(t, "obs.mkv", "-f", "lavfi", "-i", "testsrc=size=32x18:rate=25:d=4",
+		"-f", "lavfi", "-i", "sine=f=440:d=4:sample_rate=48000,volume='between(t,0.5,1.5)':eval=frame",
+		"-f", "lavfi", "-i", "sine=f=660:d=4:sample_rate=48000,volume='0.2*between(t,2.5,3.5)':eval=frame",
+		"-map", "0:v", "-map", "1:a", "-map", "2:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "pcm_s16le")
+	refs, err := dsp.ListTracks(ctx, dsp.AutoDecoder{}, dsp.TracksStreams, []string{mkv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracks := analyzeTracks(t, refs)
+	info, err := dsp.Probe(ctx, mkv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracks[0].Analysis.Input.FrameRate, tracks[0].Analysis.Input.VideoFrames = info.FrameRate, info.VideoFrames
+	if tracks[0].Analysis.Input.Type != "video" || info.AudioStreams != 2 {
+		t.Fatalf("the MKV is %q with %d audio streams, want video with 2", tracks[0].Analysis.Input.Type, info.AudioStreams)
+	}
+	p := planOf(4, dsp.Range{Start: 0.2, End: 1.8}, dsp.Range{Start: 2.2, End: 3.8})
+	out := filepath.Join(t.TempDir(), "obs.mp4")
+	if _, err := RenderTracks(ctx, tracks, p, Options{Format: "mp4"}, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	v, a := streamDurations(t, out)
+	if math.Abs(v-3.2) > 0.05 || math.Abs(a-3.2) > 0.05 {
+		t.Errorf("video %.3f s, audio %.3f s, want both 3.2", v, a)
 	}
 }
 
