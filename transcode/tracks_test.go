@@ -411,3 +411,58 @@ func BenchmarkRenderTracksHeap(b *testing.B) {
 	b.ReportMetric(float64(peak-min(base, peak))/(1<<20), "render_heap_MB")
 	b.ReportMetric(sec*float64(b.N)/b.Elapsed().Seconds(), "x_realtime")
 }
+
+// TestMixEqualisesRealVoices: two real voices (a host and a guest reading
+// in turn, 20 s each, the guest recorded 15 dB quieter), with and without
+// each voice's bleed on the other's track (20 dB down, 3 ms late), are
+// as loud as each other in the mix, measured on the mix over each one's
+// turn.
+func TestMixEqualisesRealVoices(t *testing.T) {
+	ctx := context.Background()
+	hostSrc, guestSrc := recording("en_asterisk_allison_demo-instruct_73s.wav"), recording("fr_asterisk_june_demo-instruct_71s.wav")
+	for _, c := range []struct {
+		name  string
+		bleed string // the other voice's gain on a track ("0": none)
+		want  float64
+	}{
+		{"no bleed", "0", 0.5},
+		{"bleed 20 dB down", "0.1", 0.5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Each voice: 20 s at its turn, silence at the other's, 40 s in all.
+			mk := func(name, ownVol, otherVol string, hostTurn bool) string {
+				own, other := "[0:a]atrim=0:20,asetpts=N/SR/TB,volume="+ownVol, "[1:a]atrim=0:20,asetpts=N/SR/TB,volume="+otherVol+",adelay=3:all=1"
+				if !hostTurn {
+					own, other = "[1:a]atrim=0:20,asetpts=N/SR/TB,volume="+ownVol, "[0:a]atrim=0:20,asetpts=N/SR/TB,volume="+otherVol+",adelay=3:all=1"
+				}
+				// The host speaks over [0, 20), the guest over [20, 40).
+				first, second := own, other
+				if !hostTurn {
+					first, second = other, own
+				}
+				return gen(t, name, "-i", hostSrc, "-i", guestSrc, "-filter_complex",
+					first+",aresample=16000,apad=whole_dur=20[a];"+second+",aresample=16000,apad=whole_dur=20[b];[a][b]concat=n=2:v=0:a=1,atrim=0:40[out]",
+					"-map", "[out]", "-ac", "1", "-c:a", "pcm_s16le")
+			}
+			host := mk("host.wav", "1", c.bleed, true)
+			guest := mk("guest.wav", "0.178", fmt.Sprint(c.bleed+"*0.178"), false)
+			tracks := analyzeTracks(t, []dsp.TrackRef{{Path: host, Channel: -1}, {Path: guest, Channel: -1}})
+			p := planOf(40, dsp.Range{Start: 0, End: 40})
+			out := filepath.Join(t.TempDir(), "mix.wav")
+			res, err := RenderTracks(ctx, tracks, p, Options{Format: "wav"}, out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := analyze(t, out)
+			before := tracks[0].Analysis.LoudnessOf([]dsp.Range{{Start: 0, End: 20}}) - tracks[1].Analysis.LoudnessOf([]dsp.Range{{Start: 20, End: 40}})
+			lh, lg := a.LoudnessOf([]dsp.Range{{Start: 0, End: 20}}), a.LoudnessOf([]dsp.Range{{Start: 20, End: 40}})
+			t.Logf("host %.2f LUFS, guest %.2f LUFS in the mix: %.2f LU apart (%.2f before); gains %.2f dB", lh, lg, lh-lg, before, res.TrackGainDb)
+			if before < 10 {
+				t.Fatalf("the voices are %.2f LU apart before the mix: the test wants 10 or more", before)
+			}
+			if math.Abs(lh-lg) > c.want {
+				t.Errorf("host %.2f LUFS, guest %.2f LUFS in the mix: %.2f LU apart, want %.1f at most", lh, lg, lh-lg, c.want)
+			}
+		})
+	}
+}
