@@ -313,7 +313,9 @@ func (d AutoDecoder) Probe(ctx context.Context, path string) (Info, error) {
 		s, err := NativeDecoder{}.Decode(ctx, f, filepath.Base(path))
 		if err == nil {
 			defer s.Close()
-			return s.Info(), nil
+			info := s.Info()
+			info.AudioStreams = 1
+			return info, nil
 		}
 		if !d.FFmpeg.Available() {
 			return Info{}, err

@@ -23,7 +23,8 @@ import (
 )
 
 // FFmpegDecoder decodes anything ffmpeg reads (m4a/AAC, FLAC, Ogg, Opus, mp4,
-// mov, mkv, webm, ...) by piping the first audio stream as f32le (never s16,
+// mov, mkv, webm, ...) by piping one audio stream (the first unless Stream
+// says) as f32le (never s16,
 // which would clip overs) at its native rate and channel count. A video's
 // audio is aligned to its first frame: a stream that starts later is
 // preceded by silence, one that starts earlier loses what comes before, so
@@ -31,6 +32,13 @@ import (
 type FFmpegDecoder struct {
 	FFmpeg  string // path of ffmpeg; "" means "ffmpeg" on PATH
 	FFprobe string // path of ffprobe; "" means "ffprobe" on PATH
+	// Stream picks the input's audio stream to decode, counted among its
+	// audio streams from 0 (the first, the default); one it does not have
+	// is refused with ErrNoTrack.
+	Stream int
+	// SampleRate, when over 0, resamples the audio to that rate (ffmpeg's
+	// resampler); 0 keeps the stream's own.
+	SampleRate int
 }
 
 func (d FFmpegDecoder) ffmpeg() string  { return orDefault(d.FFmpeg, "ffmpeg") }
@@ -84,7 +92,8 @@ type probeSideData struct {
 	Rotation float64 `json:"rotation"`
 }
 
-// Probe asks ffprobe what path holds: container, first audio stream, video
+// Probe asks ffprobe what path holds: container, the audio stream Stream
+// picks (at its own rate) and how many there are, video
 // presence and exact frame rate, start timecode.
 func (d FFmpegDecoder) Probe(ctx context.Context, path string) (Info, error) {
 	if _, err := os.Stat(path); err != nil {
@@ -154,9 +163,10 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 	for i, s := range pr.Streams {
 		switch s.CodecType {
 		case "audio":
-			if audio < 0 {
+			if info.AudioStreams == d.Stream {
 				audio = i
 			}
+			info.AudioStreams++
 		case "video":
 			if s.Disposition["attached_pic"] == 1 {
 				continue // cover art is not video
@@ -187,6 +197,9 @@ func (d FFmpegDecoder) probe(ctx context.Context, input string, stdin io.Reader,
 	}
 	if tc, ok := pr.Format.Tags["timecode"]; ok && info.StartTimecode == 0 {
 		info.StartTimecode = parseTimecode(tc, info.FrameRate)
+	}
+	if d.Stream < 0 || audio < 0 && info.AudioStreams > 0 {
+		return Info{}, 0, fmt.Errorf("%w: %s has %d audio streams, no stream %d (streams count from 0)", ErrNoTrack, info.Name, info.AudioStreams, d.Stream)
 	}
 	if audio < 0 {
 		return Info{}, 0, fmt.Errorf("%w: %s (%s) has no audio stream", ErrUnsupportedFormat, info.Name, info.Format)
@@ -349,13 +362,13 @@ func parseTimecode(tc string, rate Rational) float64 {
 	return float64(frames) * float64(rate.Den) / float64(rate.Num)
 }
 
-// Open probes the file at path and starts ffmpeg decoding its first audio
-// stream (Decode of the opened file).
+// Open probes the file at path and starts ffmpeg decoding its audio
+// stream (Stream) (Decode of the opened file).
 func (d FFmpegDecoder) Open(ctx context.Context, path string) (Stream, error) {
 	return openFile(ctx, d, path)
 }
 
-// Decode starts ffmpeg decoding the first audio stream of the media r
+// Decode starts ffmpeg decoding the audio stream Stream of the media r
 // yields. A regular file at its start is handed to ffmpeg by path, so that
 // ffmpeg may seek in it; any other reader is piped to ffmpeg's standard
 // input after ffprobe has read its first MiB, which fails with
@@ -437,8 +450,8 @@ func (d FFmpegDecoder) Decode(ctx context.Context, r io.Reader, name string) (St
 
 // start runs ffmpeg on input (a path, or "pipe:0" fed from stdin; read
 // as inFormat unless that is ""),
-// decoding its first audio stream to 32-bit float WAV (in the stream's own
-// rate and channels, which the header says), through the audio filter af
+// decoding its audio stream Stream to 32-bit float WAV (in the stream's own
+// rate, or SampleRate, and channels, which the header says), through the audio filter af
 // unless that is "", on a pipe. The caller reads the header with ready.
 func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader, inFormat, af string) (*ffmpegStream, error) {
 	if _, err := exec.LookPath(d.ffmpeg()); err != nil {
@@ -453,9 +466,12 @@ func (d FFmpegDecoder) start(ctx context.Context, input string, stdin io.Reader,
 	if inFormat != "" {
 		args = append(args, "-f", inFormat)
 	}
-	args = append(args, "-i", input, "-map", "0:a:0", "-vn", "-sn", "-dn")
+	args = append(args, "-i", input, "-map", fmt.Sprintf("0:a:%d", d.Stream), "-vn", "-sn", "-dn")
 	if af != "" {
 		args = append(args, "-af", af)
+	}
+	if d.SampleRate > 0 {
+		args = append(args, "-ar", strconv.Itoa(d.SampleRate))
 	}
 	s.cmd = proc.Command(s.ctx, d.ffmpeg(), append(args, "-f", "wav", "-acodec", "pcm_f32le", "-bitexact", "-")...)
 	s.cmd.Stdin = stdin

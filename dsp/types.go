@@ -30,6 +30,10 @@ func (e *TooLongError) Error() string {
 // Is reports whether target is ErrTooLong.
 func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }
 
+// ErrNoTrack reports a track asked of an input that does not hold it: an
+// audio stream or a channel past its last.
+var ErrNoTrack = errors.New("no such track")
+
 // ErrFFmpegMissing reports that ffmpeg or ffprobe is needed but not installed.
 var ErrFFmpegMissing = errors.New("ffmpeg/ffprobe not found: install the Debian package ffmpeg")
 
@@ -133,6 +137,10 @@ type Info struct {
 	VideoFrames int64 `json:"videoFrames,omitzero"`
 	// StartTimecode is the source's start time in seconds (QuickTime tmcd or BWF time reference), 0 when none.
 	StartTimecode float64 `json:"startTimecode,omitzero"`
+	// AudioStreams is how many audio streams the input holds (a WAV or
+	// MP3 file one; an MKV/MP4/MOV from OBS and the like one per
+	// microphone); 0 when the decoder did not count them.
+	AudioStreams int `json:"audioStreams,omitzero"`
 }
 
 // Range is a half-open time interval [Start, End) in seconds.

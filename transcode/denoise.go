@@ -70,7 +70,7 @@ func stftSize(rate int) int {
 // newDenoiser returns src through the spectral gate. The noise profile is
 // *noise when it is set, else measured on the input's silences and stored
 // in *noise, so the render's two passes measure it once.
-func newDenoiser(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut, src dsp.Source, noise *[]float64) (dsp.Source, error) {
+func newDenoiser(ctx context.Context, open opener, a *dsp.Analysis, cuts []plan.Cut, src dsp.Source, noise *[]float64) (dsp.Source, error) {
 	f := src.Format()
 	n := stftSize(f.SampleRate)
 	d := &denoiser{src: src, ch: f.Channels, n: n, h: n / 2, plan: fft.NewPlan(n),
@@ -92,7 +92,7 @@ func newDenoiser(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []
 	}
 	if *noise == nil {
 		var err error
-		if *noise, err = d.profile(ctx, inputPath, a, cuts); err != nil {
+		if *noise, err = d.profile(ctx, open, a, cuts); err != nil {
 			return nil, err
 		}
 	}
@@ -132,17 +132,17 @@ func noiseRanges(a *dsp.Analysis, cuts []plan.Cut) []dsp.Range {
 
 // profile decodes the input once, averaging the windowed power spectrum of
 // frames that lie wholly inside the noise ranges.
-func (d *denoiser) profile(ctx context.Context, inputPath string, a *dsp.Analysis, cuts []plan.Cut) ([]float64, error) {
+func (d *denoiser) profile(ctx context.Context, open opener, a *dsp.Analysis, cuts []plan.Cut) ([]float64, error) {
 	ranges := noiseRanges(a, cuts)
 	noise := make([]float64, d.n/2+1)
 	if len(ranges) == 0 {
 		return noise, nil // nothing known to be noise: the gate passes everything
 	}
-	st, err := dsp.Open(ctx, inputPath)
+	st, closeSt, err := open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
+	defer closeSt()
 	rate := float64(st.Format().SampleRate)
 	ch := st.Format().Channels
 	buf := make([]float32, d.h/2*ch) // small reads: frames are judged every h/2 samples

@@ -56,6 +56,12 @@ type Result struct {
 	LoudnessIn float64
 	// GainDb is the normalization gain applied.
 	GainDb float64
+	// TrackLoudness and TrackGainDb are, for a mix of tracks
+	// (RenderTracks), each track's loudness in the mix before its gain
+	// (LUFS, -Inf for a silent one) and the gain (dB) that brought it to
+	// the others' loudness, before the normalization; nil otherwise.
+	TrackLoudness []float64
+	TrackGainDb   []float64
 }
 
 // OutputName returns the input name with an -autocut suffix and the format's extension.
@@ -104,6 +110,11 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	if err := checkInput(a, p, o); err != nil {
 		return nil, err
 	}
+	return renderFile(ctx, source{path: inputPath}, a, p, o, out, progress)
+}
+
+// renderFile is Render of the input src, checked by the caller.
+func renderFile(ctx context.Context, src source, a *dsp.Analysis, p *plan.Plan, o Options, out string, progress dsp.Progress) (res *Result, err error) {
 	if out == "" {
 		return nil, fmt.Errorf("%w: render: no output path", plan.ErrInvalidParams)
 	}
@@ -121,7 +132,7 @@ func Render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	if ContainerOf(o.Format) == "wav" {
 		dst = output{w: tmp}
 	}
-	res, err = render(ctx, inputPath, a, p, o, dst, progress)
+	res, err = render(ctx, src, a, p, o, dst, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +195,7 @@ func RenderTo(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Pl
 		return nil, fmt.Errorf("%w: render: nil writer", plan.ErrInvalidParams)
 	}
 	cw := &countingWriter{w: w}
-	res, err := render(ctx, inputPath, a, p, o, output{w: cw, stream: true}, progress)
+	res, err := render(ctx, source{path: inputPath}, a, p, o, output{w: cw, stream: true}, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -241,9 +252,23 @@ type output struct {
 	stream bool
 }
 
+// source is what a render reads: the file at path (whose video an mp4
+// export cuts), decoded by open when that is set (a mix of tracks, one
+// track of several), else by dsp.Open. mixed says that the analysis does
+// not measure what open yields (a mix): its loudness is then measured.
+type source struct {
+	path  string
+	open  opener
+	mixed bool
+}
+
+// opener starts decoding a render's input; the func closes it.
+type opener func(ctx context.Context) (dsp.Source, func(), error)
+
 // render runs the passes and the encoder; Result.Duration is the kept
 // audio's length, Size and Name are left to the caller.
-func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan, o Options, dst output, progress dsp.Progress) (res *Result, err error) {
+func render(ctx context.Context, in source, a *dsp.Analysis, p *plan.Plan, o Options, dst output, progress dsp.Progress) (res *Result, err error) {
+	inputPath := in.path
 	rate := a.Input.SampleRate
 	keep := p.Keep
 	var segs []timeline.Segment
@@ -277,7 +302,7 @@ func render(ctx context.Context, inputPath string, a *dsp.Analysis, p *plan.Plan
 	}
 	normalize := o.Normalize != "" && o.Normalize != plan.NormalizeNone
 	gain := 1.0
-	c := chain{input: inputPath, a: a, cuts: p.Cuts, spans: spans, o: o, noise: new([]float64)}
+	c := chain{input: inputPath, open: in.open, mixed: in.mixed, a: a, cuts: p.Cuts, spans: spans, o: o, noise: new([]float64)}
 	if target, ok := normalizationOf(o.Normalize); ok && normalize {
 		if res.LoudnessIn, res.GainDb, err = c.normalizationGain(ctx, keep, target, ceiling); err != nil {
 			return nil, err
@@ -396,9 +421,12 @@ func createTemp(dir, prefix string) (*os.File, error) {
 // its analysis and the plan's cuts, the output's spans of input frames,
 // the options, and the denoiser's noise profile (measured by the first
 // pass that needs it and stored in *noise for the others; nil without the
-// denoiser).
+// denoiser). open, when set, decodes the input in place of dsp.Open, and
+// mixed says the analysis does not measure what it yields (see source).
 type chain struct {
 	input string
+	open  opener
+	mixed bool
 	a     *dsp.Analysis
 	cuts  []plan.Cut
 	spans [][2]int64
@@ -416,7 +444,7 @@ func (c chain) build(ctx context.Context) (dsp.Source, func(), error) {
 // end). The filters start at from: their output settles within a second
 // or so to what the whole chain gives.
 func (c chain) window(ctx context.Context, from, to int64) (dsp.Source, func(), error) {
-	st, err := dsp.Open(ctx, c.input)
+	st, closeSt, err := c.openInput(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -431,13 +459,25 @@ func (c chain) window(ctx context.Context, from, to int64) (dsp.Source, func(), 
 		if noise == nil {
 			noise = new([]float64)
 		}
-		src, err = newDenoiser(ctx, c.input, c.a, c.cuts, src, noise)
+		src, err = newDenoiser(ctx, c.openInput, c.a, c.cuts, src, noise)
 		if err != nil {
-			st.Close()
+			closeSt()
 			return nil, nil, err
 		}
 	}
-	return src, func() { st.Close() }, nil
+	return src, closeSt, nil
+}
+
+// openInput starts decoding the input: with c.open when set, else dsp.Open.
+func (c chain) openInput(ctx context.Context) (dsp.Source, func(), error) {
+	if c.open != nil {
+		return c.open(ctx)
+	}
+	st, err := dsp.Open(ctx, c.input)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func() { st.Close() }, nil
 }
 
 // limiterLook is the limiter's look-ahead in seconds.
@@ -462,7 +502,10 @@ type peakSpec struct {
 func (c chain) normalizationGain(ctx context.Context, keep []dsp.Range, target, ceiling float64) (lufs, gainDb float64, err error) {
 	est := c.a.LoudnessOf(keep) // the kept audio, unchanged but for fades
 	known := !math.IsInf(est, -1) && !math.IsNaN(est)
-	if !c.o.Rumble && !c.o.Denoise {
+	if c.mixed {
+		known = false // the analysis is one track's, not the mix's
+	}
+	if !c.o.Rumble && !c.o.Denoise && !c.mixed {
 		if !known {
 			return est, 0, nil
 		}

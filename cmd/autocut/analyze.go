@@ -43,17 +43,28 @@ func runAnalyze(ctx context.Context, e env) error {
 	var f analyzeFlags
 	var tl timelineFlags
 	var ow overwriteFlags
-	c := newFlags("analyze", "autocut analyze [flags] FILE",
-		"Prints FILE's loudness, levels and cut plan as JSON. With --timelines, also writes edit timelines.")
+	var tracksMode string
+	c := newFlags("analyze", "autocut analyze [flags] FILE [FILE...]",
+		"Prints FILE's loudness, levels and cut plan as JSON. With --timelines, also writes edit timelines.\n"+
+			"Several FILEs, or --tracks, are the tracks of one recording (see autocut help cut): the JSON has each\n"+
+			"track's analysis under \"tracks\" and the one plan.")
 	f.register(c)
 	tl.register(c, "the current directory")
 	ow.register(c)
+	c.choice("tracks", "the tracks of one FILE: streams (one per audio stream) or channels (one per channel) (default: each FILE is one track)",
+		[]string{dsp.TracksStreams, dsp.TracksChannels}, &tracksMode)
 	pos, err := c.parse(e.args, e.stdout)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return flagError{"need exactly one FILE (autocut analyze [flags] FILE)"}
+	if len(pos) == 0 {
+		return flagError{"need a FILE (autocut analyze [flags] FILE [FILE...])"}
+	}
+	if len(pos) > 1 || tracksMode != "" {
+		if tl.kinds != "" {
+			return usageError{"--timelines with several tracks: not supported yet"}
+		}
+		return analyzeTracksCmd(ctx, e, f, tracksMode, pos)
 	}
 	in := pos[0]
 	if err := ow.check(); err != nil {

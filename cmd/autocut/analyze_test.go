@@ -88,7 +88,7 @@ func TestAnalyzeCommand(t *testing.T) {
 		{name: "param out of range", args: []string{"analyze", "--min-silence", "50", speech}, code: 2, stderrIn: "--min-silence 50: allowed 0.2 to 10 s"},
 		{name: "threshold not a number", args: []string{"analyze", "--threshold", "loud", speech}, code: 2, stderrIn: "--threshold loud: not a number"},
 		{name: "bad decoder", args: []string{"analyze", "--decoder", "magic", speech}, code: 2, stderrIn: "allowed auto, native, ffmpeg"},
-		{name: "no file", args: []string{"analyze"}, code: 2, stderrIn: "exactly one FILE"},
+		{name: "no file", args: []string{"analyze"}, code: 2, stderrIn: "need a FILE"},
 		{name: "missing file", args: []string{"analyze", filepath.Join(t.TempDir(), "nope.wav")}, code: 1, stderrIn: "no such file"},
 		{name: "not audio", args: []string{"analyze", notAudio}, code: 1, stderrIn: "unsupported format"},
 	}

@@ -18,9 +18,10 @@ import (
 	"github.com/autocut-dev/autocut/transcribe"
 )
 
-// runCut implements `autocut cut [flags] [-o OUT] FILE`: analyse, plan and
-// render the cut file (flags may also follow FILE), and write the asked
-// timelines next to it.
+// runCut implements `autocut cut [flags] [-o OUT] FILE [FILE...]`:
+// analyse, plan and render the cut file (flags may also follow FILE), and
+// write the asked timelines next to it. Several files, or --tracks, are
+// the tracks of one recording (cutTracks).
 func runCut(ctx context.Context, e env) error {
 	var f analyzeFlags
 	var out, format, normalize string
@@ -29,14 +30,20 @@ func runCut(ctx context.Context, e env) error {
 	var model string
 	var ow overwriteFlags
 	var tl timelineFlags
+	var tracksMode string
+	var splitTracks bool
 	tcfg := transcribe.ConfigFromEnv()
-	c := newFlags("cut", "autocut cut [flags] [-o OUT] FILE",
+	c := newFlags("cut", "autocut cut [flags] [-o OUT] FILE [FILE...]",
 		"Writes FILE without its silences (and, with --transcribe, its filler words) to OUT, and the edit timelines\n"+
 			"asked with --timelines next to it. OUT's extension says the format (.mp3, .wav, .m4a, .mp4), or --format does;\n"+
 			"without -o, OUT is FILE's name with -autocut, next to it, in FILE's format or --format's (talk.wav:\n"+
 			"talk-autocut.wav). -o - writes to standard output. MP3 written to a stream (standard output, a pipe) is\n"+
 			"constant 192 kb/s: a stream cannot take the VBR header, written last at the front; a file's MP3 is VBR V2.\n"+
-			"An existing OUT is replaced only with -y; OUT may never be FILE.")
+			"An existing OUT is replaced only with -y; OUT may never be FILE.\n"+
+			"Several FILEs are the tracks of one recording, one microphone each, aligned from 0 (the first names OUT):\n"+
+			"they are cut alike and mixed, each brought to the same loudness first, or written one file per track with\n"+
+			"--split-tracks (OUT's name with -1, -2, ...). --tracks streams takes one FILE's audio streams as the tracks\n"+
+			"(OBS's MKV), --tracks channels its channels (a stereo file is one track unless asked).")
 	c.StringVar(&out, "o", "", "output `file`, or - for standard output (default: FILE's name with -autocut, next to it)")
 	ow.register(c)
 	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension, or without -o FILE's)", transcode.Formats(), &format)
@@ -50,12 +57,26 @@ func runCut(ctx context.Context, e env) error {
 	c.StringVar(&tcfg.WhisperModel, "whisper-model", tcfg.WhisperModel, "whisper.cpp model `file` for --transcribe (env AUTOCUT_WHISPER_MODEL)")
 	c.StringVar(&tcfg.WhisperCLI, "whisper-cli", tcfg.WhisperCLI, "whisper-cli `binary` (env AUTOCUT_WHISPER_CLI)")
 	tl.register(c, "the output's directory")
+	c.choice("tracks", "the tracks of one FILE: streams (one per audio stream) or channels (one per channel) (default: each FILE is one track)",
+		[]string{dsp.TracksStreams, dsp.TracksChannels}, &tracksMode)
+	c.BoolVar(&splitTracks, "split-tracks", false, "write each track to its own file (OUT's name with -1, -2, ...) rather than their mix")
 	pos, err := c.parse(e.args, e.stdout)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return flagError{"need exactly one FILE (autocut cut [flags] [-o OUT] FILE)"}
+	if len(pos) == 0 {
+		return flagError{"need a FILE (autocut cut [flags] [-o OUT] FILE [FILE...])"}
+	}
+	multi := len(pos) > 1 || tracksMode != "" || splitTracks
+	if multi {
+		switch {
+		case doTranscribe:
+			return usageError{"--transcribe with several tracks: not supported yet; transcribe one track at a time"}
+		case tl.kinds != "":
+			return usageError{"--timelines with several tracks: not supported yet"}
+		case out == "-" && splitTracks:
+			return usageError{"-o - with --split-tracks: one stream cannot hold several files; name the output"}
+		}
 	}
 	if model != "" && !doTranscribe {
 		return usageError{fmt.Sprintf("--model %s: the model is for --transcribe; add --transcribe to cut filler words", model)}
@@ -91,8 +112,35 @@ func runCut(ctx context.Context, e env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if err := checkInput(in); err != nil {
-		return err
+	for _, in := range pos {
+		if err := checkInput(in); err != nil {
+			return err
+		}
+	}
+	var refs []dsp.TrackRef
+	outs := []string{out}
+	if multi {
+		if refs, err = dsp.ListTracks(ctx, dsp.AutoDecoder{}, tracksMode, pos); err != nil {
+			return usageError{err.Error()}
+		}
+		if splitTracks {
+			outs = transcode.SplitNames(out, len(refs))
+		}
+		for _, o := range outs {
+			for _, in := range pos[1:] {
+				if err := checkPath(in, o, ow); err != nil {
+					return err
+				}
+			}
+			if splitTracks {
+				if _, err := checkOutput(in, o, ow); err != nil {
+					return err
+				}
+			}
+		}
+		if err := distinct(outs); err != nil {
+			return err
+		}
 	}
 
 	// Every output is checked before any work, and before anything is
@@ -104,7 +152,7 @@ func runCut(ctx context.Context, e env) error {
 			return usageError{"-o -: standard output is a terminal; redirect it to a file or a pipe"}
 		}
 		stream = e.stdout
-	} else {
+	} else if !splitTracks { // (each track's file is checked above)
 		chk, err := checkOutput(in, out, ow)
 		if err != nil {
 			return err
@@ -187,6 +235,9 @@ func runCut(ctx context.Context, e env) error {
 
 	bar := newProgressBar(e.stderr, e.stderrTTY)
 	defer bar.done()
+	if multi {
+		return cutTracks(ctx, e, bar, st, refs, params, o, out, outs, stream, splitTracks)
+	}
 	bar.stage("analysing")
 	a, err := dsp.AnalyzeWith(ctx, dec, in, bar.update)
 	if err != nil {
