@@ -18,8 +18,9 @@ const (
 	TracksChannels = "channels" // one mono track per channel of one file's first audio stream
 )
 
-// MaxTrackCount is the most tracks a recording may have.
-const MaxTrackCount = 16
+// MaxTracks is the most tracks a recording may have (AnalyzeTracks
+// measures at most as many from one source).
+const MaxTracks = 16
 
 // TrackRef names one track of a recording: a file, one of its audio
 // streams and, for a file whose channels are separate microphones, one
@@ -49,9 +50,9 @@ func (t TrackRef) String() string {
 
 // ListTracks names the tracks of the recording given by paths, held as
 // mode says (TracksFiles when ""): TracksFiles takes each file as one
-// track (up to MaxTrackCount files); TracksStreams and TracksChannels take
+// track (up to MaxTracks files); TracksStreams and TracksChannels take
 // one file, probed for its audio streams or channels. Fewer than one
-// track, more than MaxTrackCount, or a mode of one file given several are
+// track, more than MaxTracks, or a mode of one file given several are
 // refused.
 func ListTracks(ctx context.Context, dec AutoDecoder, mode string, paths []string) ([]TrackRef, error) {
 	if len(paths) == 0 {
@@ -59,7 +60,7 @@ func ListTracks(ctx context.Context, dec AutoDecoder, mode string, paths []strin
 	}
 	switch mode {
 	case "", TracksFiles:
-		if len(paths) > MaxTrackCount {
+		if len(paths) > MaxTracks {
 			return nil, fmt.Errorf("%d files: %w", len(paths), errTooManyTracks)
 		}
 		refs := make([]TrackRef, len(paths))
@@ -82,7 +83,7 @@ func ListTracks(ctx context.Context, dec AutoDecoder, mode string, paths []strin
 	if mode == TracksChannels {
 		n = info.Channels
 	}
-	if n > MaxTrackCount {
+	if n > MaxTracks {
 		return nil, fmt.Errorf("%s has %d %s: %w", info.Name, n, mode, errTooManyTracks)
 	}
 	refs := make([]TrackRef, n)
@@ -97,8 +98,8 @@ func ListTracks(ctx context.Context, dec AutoDecoder, mode string, paths []strin
 	return refs, nil
 }
 
-// errTooManyTracks is the error of a recording of over MaxTrackCount tracks.
-var errTooManyTracks = fmt.Errorf("%w: at most %d tracks", ErrNoTrack, MaxTrackCount)
+// errTooManyTracks is the error of a recording of over MaxTracks tracks.
+var errTooManyTracks = fmt.Errorf("%w: at most %d tracks", ErrNoTrack, MaxTracks)
 
 // OpenTrack decodes track t, at rate Hz when rate > 0 (resampled by
 // ffmpeg when the track's own rate differs; 0 keeps its own): the file's

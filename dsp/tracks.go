@@ -8,9 +8,6 @@ import (
 	"sync"
 )
 
-// MaxTracks is the most tracks AnalyzeTracks measures from one source.
-const MaxTracks = 16
-
 // tracksBlockFrames is the block of sample frames AnalyzeTracks hands
 // each track at a time, and tracksBlocks how many blocks a track may hold
 // (what the slowest track's analysis has not read yet): the memory the

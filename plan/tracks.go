@@ -10,7 +10,7 @@ import (
 )
 
 // MaxTracks is the most tracks MakeTracks and OwnedSpeech plan together.
-const MaxTracks = 16
+const MaxTracks = dsp.MaxTracks
 
 // bleedMarginDb is how much louder a simultaneous voice on another track
 // must be for a track's sound to count as that voice's bleed

@@ -47,8 +47,8 @@ func newLayout(tracks []Track) (*layout, error) {
 	if len(tracks) == 0 {
 		return nil, fmt.Errorf("%w: render: no track", plan.ErrInvalidParams)
 	}
-	if len(tracks) > dsp.MaxTrackCount {
-		return nil, fmt.Errorf("%w: render: %d tracks, at most %d", plan.ErrInvalidParams, len(tracks), dsp.MaxTrackCount)
+	if len(tracks) > dsp.MaxTracks {
+		return nil, fmt.Errorf("%w: render: %d tracks, at most %d", plan.ErrInvalidParams, len(tracks), dsp.MaxTracks)
 	}
 	l := &layout{tracks: tracks, cheap: true}
 	for i, t := range tracks {

@@ -281,7 +281,7 @@ func TestRenderTracksErrors(t *testing.T) {
 	}
 	p := planOf(1, dsp.Range{Start: 0, End: 0.5})
 	dir := t.TempDir()
-	many := make([]Track, dsp.MaxTrackCount+1)
+	many := make([]Track, dsp.MaxTracks+1)
 	for i := range many {
 		many[i] = tr(mono)[0]
 	}

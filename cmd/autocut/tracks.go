@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"slices"
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
@@ -16,100 +14,10 @@ import (
 )
 
 // planTracks plans the cut of a recording of several tracks from their
-// analyses (one per track, aligned from 0).
-//
-// PLACEHOLDER until plan.MakeTracks (who speaks, bleed told from voices)
-// is merged, when this body becomes `return plan.MakeTracks(as, p, nil)`: each
-// track is planned on its own (plan.Make) and a stretch is cut only where
-// every track's plan cuts it, so a pause of one speaker while another
-// talks is kept; a track's bleed counts as speech on it, so some pauses
-// where nobody speaks are kept too.
+// analyses (one per track, aligned from 0): plan.MakeTracks, which cuts
+// only where nobody speaks and tells a track's bleed from its own voice.
 func planTracks(as []*dsp.Analysis, p plan.Params) (*plan.Plan, error) {
-	if len(as) == 0 {
-		return nil, fmt.Errorf("%w: no track to plan", plan.ErrBadAnalysis)
-	}
-	plans := make([]*plan.Plan, len(as))
-	dur := 0.0
-	for i, a := range as {
-		pl, err := plan.Make(a, p, nil)
-		if err != nil {
-			return nil, fmt.Errorf("track %d: %w", i, err)
-		}
-		plans[i] = pl
-		dur = max(dur, planEnd(pl))
-	}
-	// The cuts every track makes; a track that ends sooner is cut past its end.
-	cuts := cutsPast(plans[0], dur)
-	for _, pl := range plans[1:] {
-		cuts = intersectCuts(cuts, cutsPast(pl, dur))
-	}
-	out := *plans[0]
-	out.Cuts, out.Keep = cuts, nil
-	at := 0.0
-	for _, c := range cuts {
-		if c.Start > at {
-			out.Keep = append(out.Keep, dsp.Range{Start: at, End: c.Start})
-		}
-		at = c.End
-	}
-	if dur > at {
-		out.Keep = append(out.Keep, dsp.Range{Start: at, End: dur})
-	}
-	final := 0.0
-	for _, k := range out.Keep {
-		final += k.Len()
-	}
-	out.Stats = plan.Stats{OriginalSec: dur, FinalSec: final, SavedSec: dur - final, CutsCount: len(cuts)}
-	if dur > 0 {
-		out.Stats.SavedPct = math.Round(1000*(dur-final)/dur) / 10
-	}
-	if len(out.Keep) == 0 {
-		return nil, plan.ErrNothingToKeep
-	}
-	return &out, nil
-}
-
-// planEnd is the end of what a plan covers.
-func planEnd(p *plan.Plan) float64 {
-	end := 0.0
-	if n := len(p.Keep); n > 0 {
-		end = p.Keep[n-1].End
-	}
-	if n := len(p.Cuts); n > 0 {
-		end = max(end, p.Cuts[n-1].End)
-	}
-	return end
-}
-
-// cutsPast is p's cuts and, when p ends before dur, a cut from its end to dur.
-func cutsPast(p *plan.Plan, dur float64) []plan.Cut {
-	cuts := slices.Clone(p.Cuts)
-	if end := planEnd(p); end < dur {
-		if n := len(cuts); n > 0 && cuts[n-1].End >= end {
-			cuts[n-1].End = dur
-		} else {
-			cuts = append(cuts, plan.Cut{Start: end, End: dur, Reason: plan.ReasonSilence})
-		}
-	}
-	return cuts
-}
-
-// intersectCuts returns the stretches both a and b cut (each sorted and
-// disjoint), with a's reasons.
-func intersectCuts(a, b []plan.Cut) []plan.Cut {
-	var out []plan.Cut
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		s, e := max(a[i].Start, b[j].Start), min(a[i].End, b[j].End)
-		if e > s {
-			out = append(out, plan.Cut{Start: s, End: e, Reason: a[i].Reason})
-		}
-		if a[i].End < b[j].End {
-			i++
-		} else {
-			j++
-		}
-	}
-	return out
+	return plan.MakeTracks(as, p, nil)
 }
 
 // analyzeTracks analyses every track in turn, reporting progress over all.
