@@ -72,8 +72,8 @@ func runCut(ctx context.Context, e env) error {
 		switch {
 		case doTranscribe:
 			return usageError{"--transcribe with several tracks: not supported yet; transcribe one track at a time"}
-		case tl.kinds != "":
-			return usageError{"--timelines with several tracks: not supported yet"}
+		case tl.mediaPath != "" && len(pos) > 1:
+			return usageError{"--timeline-media-path with several files: it names one file; each track's timeline media is its file's absolute path"}
 		case out == "-" && splitTracks:
 			return usageError{"-o - with --split-tracks: one stream cannot hold several files; name the output"}
 		}
@@ -152,7 +152,9 @@ func runCut(ctx context.Context, e env) error {
 			return usageError{"-o -: standard output is a terminal; redirect it to a file or a pipe"}
 		}
 		stream = e.stdout
-	} else if !splitTracks { // (each track's file is checked above)
+	} else if splitTracks { // (each track's file is checked above)
+		tlDir = filepath.Dir(out)
+	} else {
 		chk, err := checkOutput(in, out, ow)
 		if err != nil {
 			return err
@@ -173,13 +175,16 @@ func runCut(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
+	tlPaths = append(tlPaths, tl.trackEDLs(in, tlDir, len(refs))...)
 	for _, p := range tlPaths {
-		if err := checkPath(in, p, ow); err != nil {
-			return err
+		for _, in := range pos {
+			if err := checkPath(in, p, ow); err != nil {
+				return err
+			}
 		}
 	}
 	if out != "-" {
-		if err := distinct(append([]string{out}, tlPaths...)); err != nil {
+		if err := distinct(append(slices.Clone(outs), tlPaths...)); err != nil {
 			return err
 		}
 	}
@@ -236,7 +241,7 @@ func runCut(ctx context.Context, e env) error {
 	bar := newProgressBar(e.stderr, e.stderrTTY)
 	defer bar.done()
 	if multi {
-		return cutTracks(ctx, e, bar, st, refs, params, o, out, outs, stream, splitTracks)
+		return cutTracks(ctx, e, bar, st, refs, params, o, out, outs, stream, splitTracks, &tl, tlDir)
 	}
 	bar.stage("analysing")
 	a, err := dsp.AnalyzeWith(ctx, dec, in, bar.update)

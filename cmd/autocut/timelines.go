@@ -69,6 +69,27 @@ func (t *timelineFlags) check(inputPath, dir string) ([]string, error) {
 	return paths, nil
 }
 
+// trackEDLs are the EDLs of tracks 2 to n of a recording of n tracks
+// (timeline.WriteFilesTracks writes one per track), when --timelines asks
+// for EDL: <stem>-autocut-trackN.edl in dir (or --timeline-dir).
+func (t *timelineFlags) trackEDLs(inputPath, dir string, n int) []string {
+	if n < 2 || t.kinds == "" {
+		return nil
+	}
+	kinds, err := timeline.ParseKinds(t.kinds)
+	if err != nil || !slices.Contains(kinds, timeline.EDL) {
+		return nil
+	}
+	if t.dir != "" {
+		dir = t.dir
+	}
+	var paths []string
+	for k := 2; k <= n; k++ {
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("%s-autocut-track%d%s", stemOf(inputPath), k, timeline.EDL.Ext())))
+	}
+	return paths
+}
+
 // validate refuses, before any work, timelines that cannot be written for
 // the input info describes (dsp.Probe's, whose duration stands for the
 // edit): --drop-frame at a rate without drop-frame timecode, a kind named
@@ -165,8 +186,22 @@ func stemOf(path string) string {
 // EDL at 12.5 fps) is left out with a warning to warn; a kind named is
 // written or refused.
 func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Range, info dsp.Info, warn func(error)) ([]string, error) {
+	return t.writeTracks(st, dir, []dsp.TrackRef{{Path: inputPath, Channel: -1}}, keep, []dsp.Info{info}, warn)
+}
+
+// writeTracks is write for a recording of several tracks (refs, each
+// analysed as infos says; timeline.WriteFilesTracks): one timeline of N
+// audio tracks cut alike per kind, named after the first track's file,
+// and an EDL per track. Each track's media is its file; the tracks of one
+// file (--tracks streams|channels) all name that file, their clips named
+// after the stream or channel. --timeline-media-path names the one file
+// of such a recording; with several files it is refused (checkTracks).
+func (t *timelineFlags) writeTracks(st *stager, dir string, refs []dsp.TrackRef, keep []dsp.Range, infos []dsp.Info, warn func(error)) ([]string, error) {
 	if t.kinds == "" {
 		return nil, nil
+	}
+	if len(refs) == 0 || len(refs) != len(infos) {
+		return nil, fmt.Errorf("timelines: %d tracks and %d analyses", len(refs), len(infos))
 	}
 	kinds, err := timeline.ParseKinds(t.kinds)
 	if err != nil {
@@ -182,29 +217,37 @@ func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Rang
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	mediaPath := t.mediaPath
-	if mediaPath == "" {
-		// The input's absolute path: the timelines hold it as a file://
-		// URL (the EDL as a path), which the editor opens wherever the
-		// timeline is moved on this machine.
-		abs, err := filepath.Abs(inputPath)
-		if err != nil {
-			return nil, fmt.Errorf("the input's absolute path: %w", err)
+	inputPath := refs[0].Path
+	media := make([]timeline.Media, len(refs))
+	for k, r := range refs {
+		mediaPath := t.mediaPath
+		if mediaPath == "" || r.Path != inputPath {
+			// The input's absolute path: the timelines hold it as a file://
+			// URL (the EDL as a path), which the editor opens wherever the
+			// timeline is moved on this machine.
+			abs, err := filepath.Abs(r.Path)
+			if err != nil {
+				return nil, fmt.Errorf("the input's absolute path: %w", err)
+			}
+			mediaPath = abs
 		}
-		mediaPath = abs
+		info := infos[k]
+		info.Name = filepath.Base(r.Path)
+		media[k] = timeline.MediaFromInfo(info, mediaPath)
+		if r.Stream != 0 || r.Channel >= 0 { // a stream or channel of one file
+			media[k].Name = stemOf(r.Path) + strings.TrimPrefix(r.String(), filepath.Base(r.Path))
+		}
 	}
-	info.Name = filepath.Base(inputPath)
-	m := timeline.MediaFromInfo(info, mediaPath)
 	o := timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame}
 	if t.all() {
 		// An option no kind can honour (--drop-frame at 25 fps) is an
 		// error, not a warning for each kind left out.
-		if err := timeline.Check(timeline.CSV, keep, m, o); errors.Is(err, timeline.ErrInvalidOptions) {
+		if err := timeline.CheckTracks(timeline.CSV, keep, media, o); errors.Is(err, timeline.ErrInvalidOptions) {
 			return nil, err
 		}
 		var ok []timeline.Kind
 		for _, k := range kinds {
-			if err := timeline.Check(k, keep, m, o); errors.Is(err, timeline.ErrInvalidOptions) {
+			if err := timeline.CheckTracks(k, keep, media, o); errors.Is(err, timeline.ErrInvalidOptions) {
 				warn(fmt.Errorf("--timelines all: left out %s", strings.TrimPrefix(err.Error(), timeline.ErrInvalidOptions.Error()+": ")))
 				continue
 			}
@@ -216,15 +259,17 @@ func (t *timelineFlags) write(st *stager, dir, inputPath string, keep []dsp.Rang
 	if err != nil {
 		return nil, err
 	}
-	staged, err := timeline.WriteFiles(stage, stemOf(inputPath), kinds, keep, m, o)
+	staged, err := timeline.WriteFilesTracks(stage, stemOf(inputPath), kinds, keep, media, o)
 	if err != nil {
 		return nil, err
 	}
 	var files []string
 	for _, s := range staged {
 		final := filepath.Join(dir, filepath.Base(s))
-		if same(inputPath, final) {
-			return files, fmt.Errorf("refusing to write %s: it is the input file", final)
+		for _, r := range refs {
+			if same(r.Path, final) {
+				return files, fmt.Errorf("refusing to write %s: it is the input file %s", final, r.Path)
+			}
 		}
 		if err := st.commit(s, final); err != nil {
 			return files, err

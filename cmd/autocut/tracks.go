@@ -42,9 +42,11 @@ func analyzeTracks(ctx context.Context, refs []dsp.TrackRef, progress dsp.Progre
 // cutTracks is runCut of a recording of several tracks (refs): each track
 // analysed, the plan made from all (planTracks), and their mix rendered to
 // out (to stream when it is set), or each track to its own file (outs)
-// with split. The outputs were checked by the caller.
+// with split, and the timelines tl asks written into tlDir, N audio
+// tracks cut alike (timelineFlags.writeTracks). The outputs were checked
+// by the caller.
 func cutTracks(ctx context.Context, e env, bar *progressBar, st *stager, refs []dsp.TrackRef, params plan.Params,
-	o transcode.Options, out string, outs []string, stream io.Writer, split bool) error {
+	o transcode.Options, out string, outs []string, stream io.Writer, split bool, tl *timelineFlags, tlDir string) error {
 	bar.stage("analysing")
 	tracks, as, err := analyzeTracks(ctx, refs, bar.update)
 	if err != nil {
@@ -118,7 +120,17 @@ func cutTracks(ctx context.Context, e env, bar *progressBar, st *stager, refs []
 			fmt.Fprintf(e.stderr, "  track %s: %+.1f dB to the others' loudness\n", refs[i].String(), g)
 		}
 	}
-	return nil
+	infos := make([]dsp.Info, len(as))
+	for k, a := range as {
+		infos[k] = a.Input
+	}
+	files, err := tl.writeTracks(st, tlDir, refs, p.Keep, infos, func(err error) {
+		fmt.Fprintf(e.stderr, "autocut cut: warning: %v\n", err)
+	})
+	for _, f := range files {
+		fmt.Fprintf(e.stderr, "wrote %s\n", f)
+	}
+	return err
 }
 
 // tracksOutput is what `autocut analyze` prints for a recording of

@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,4 +178,227 @@ func TestAnalyzeTracks(t *testing.T) {
 	if got.Plan == nil || got.Plan.Stats.FinalSec < 4.8 || got.Plan.Stats.FinalSec > 7 {
 		t.Errorf("plan %+v: want 4.8..7 s kept", got.Plan)
 	}
+}
+
+// clipSpan is one clip of a timeline track as the tests read it back: its
+// source in and out and its record in, as the format writes them.
+type clipSpan struct{ Src, Out, Rec string }
+
+// TestCutTracksTimelines: `autocut cut --timelines all` of two WAV files,
+// or of a 2-stream MKV with --tracks streams, writes every format with
+// one audio track per track (an EDL per track), and every track's clips
+// are the same cut, each track's media its own file (the streams' the
+// one file).
+func TestCutTracksTimelines(t *testing.T) {
+	dir := t.TempDir()
+	host, guest := twoMics(t, dir)
+	mkv := filepath.Join(dir, "show.mkv")
+	if b, err := exec.Command("ffmpeg", "-v", "error", "-i", host, "-i", guest, "-map", "0:a", "-map", "1:a", "-c:a", "pcm_s16le", mkv).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		stem   string
+		media  []string // each track's file
+		edlDir string
+	}{
+		{"two files", []string{"-o", filepath.Join(dir, "a", "show.wav"), host, guest}, "host", []string{host, guest}, "a"},
+		{"two files, split", []string{"--split-tracks", "-o", filepath.Join(dir, "b", "show.wav"), host, guest}, "host", []string{host, guest}, "b"},
+		{"mkv streams", []string{"--tracks", "streams", "--timeline-dir", filepath.Join(dir, "c"), "-o", filepath.Join(dir, "mkv.wav"), mkv}, "show", []string{mkv, mkv}, "c"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tlDir := filepath.Join(dir, c.edlDir)
+			if err := os.MkdirAll(tlDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			args := append([]string{"cut", "--timelines", "all"}, c.args...)
+			if code := run(context.Background(), args, &out, &errb); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+			}
+			read := func(name string) []byte {
+				b, err := os.ReadFile(filepath.Join(tlDir, c.stem+"-autocut"+name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			urls := make([]string, len(c.media))
+			for k, m := range c.media {
+				urls[k] = "file://" + m
+			}
+			got := map[string][][]clipSpan{}
+			var files map[string][]string = map[string][]string{}
+
+			// OpenTimelineIO: an audio track per track.
+			var otio struct {
+				Tracks struct {
+					Children []struct {
+						Kind     string `json:"kind"`
+						Children []struct {
+							SourceRange struct {
+								Duration  struct{ Value float64 } `json:"duration"`
+								StartTime struct{ Value float64 } `json:"start_time"`
+							} `json:"source_range"`
+							Media struct {
+								Default struct {
+									TargetURL string `json:"target_url"`
+								} `json:"DEFAULT_MEDIA"`
+							} `json:"media_references"`
+						} `json:"children"`
+					} `json:"children"`
+				} `json:"tracks"`
+			}
+			if err := json.Unmarshal(read(".otio"), &otio); err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range otio.Tracks.Children {
+				if tr.Kind != "Audio" {
+					continue
+				}
+				var spans []clipSpan
+				rec := 0.0
+				for _, cl := range tr.Children {
+					spans = append(spans, clipSpan{fmt.Sprint(cl.SourceRange.StartTime.Value), fmt.Sprint(cl.SourceRange.Duration.Value), fmt.Sprint(rec)})
+					rec += cl.SourceRange.Duration.Value
+					files["otio"] = appendNew(files["otio"], cl.Media.Default.TargetURL)
+				}
+				got["otio"] = append(got["otio"], spans)
+			}
+
+			// CSV: a track column.
+			rows, err := csv.NewReader(bytes.NewReader(read(".csv"))).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			byTrack := map[string][]clipSpan{}
+			var order []string
+			for _, r := range rows[1:] { // index,track,source,...,src_in_frame,src_out_frame,rec_in_frame,...
+				if _, ok := byTrack[r[1]]; !ok {
+					order = append(order, r[1])
+				}
+				byTrack[r[1]] = append(byTrack[r[1]], clipSpan{r[8], r[9], r[10]})
+				files["csv"] = appendNew(files["csv"], "file://"+r[2])
+			}
+			for _, k := range order {
+				got["csv"] = append(got["csv"], byTrack[k])
+			}
+
+			// EDL: one list per track.
+			for k := range c.media {
+				name := ".edl"
+				if k > 0 {
+					name = fmt.Sprintf("-track%d.edl", k+1)
+				}
+				var spans []clipSpan
+				for _, line := range strings.Split(strings.ReplaceAll(string(read(name)), "\r\n", "\n"), "\n") {
+					if f := strings.Fields(line); len(f) == 8 && f[1] == "AX" {
+						spans = append(spans, clipSpan{f[4], f[5], f[6]})
+					}
+					if f, ok := strings.CutPrefix(line, "* SOURCE FILE: "); ok {
+						files["edl"] = appendNew(files["edl"], "file://"+f)
+					}
+				}
+				got["edl"] = append(got["edl"], spans)
+			}
+
+			// Premiere XML: an audio track per mono track.
+			var xm struct {
+				Tracks []struct {
+					Clips []struct {
+						Start, In, Out string
+						File           struct {
+							ID      string `xml:"id,attr"`
+							PathURL string `xml:"pathurl"`
+						} `xml:"file"`
+					} `xml:"clipitem"`
+				} `xml:"sequence>media>audio>track"`
+			}
+			if err := xml.Unmarshal(read(".xml"), &xm); err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range xm.Tracks {
+				var spans []clipSpan
+				for _, cl := range tr.Clips {
+					spans = append(spans, clipSpan{cl.In, cl.Out, cl.Start})
+					if cl.File.PathURL != "" {
+						files["xml"] = appendNew(files["xml"], strings.Replace(cl.File.PathURL, "file://localhost", "file://", 1))
+					}
+				}
+				got["xml"] = append(got["xml"], spans)
+			}
+
+			// FCPXML: the first track on the spine, the others in lanes -1, -2, ...
+			type fclip struct {
+				Ref      string  `xml:"ref,attr"`
+				Lane     string  `xml:"lane,attr"`
+				Offset   string  `xml:"offset,attr"`
+				Start    string  `xml:"start,attr"`
+				Duration string  `xml:"duration,attr"`
+				Lanes    []fclip `xml:"asset-clip"`
+			}
+			var fx struct {
+				Assets []struct {
+					Src string `xml:"src,attr"`
+					Rep struct {
+						Src string `xml:"src,attr"`
+					} `xml:"media-rep"`
+				} `xml:"resources>asset"`
+				Spine []fclip `xml:"library>event>project>sequence>spine>asset-clip"`
+			}
+			if err := xml.Unmarshal(read(".fcpxml"), &fx); err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range fx.Assets {
+				files["fcpxml"] = append(files["fcpxml"], a.Src+a.Rep.Src)
+			}
+			lanes := make([][]clipSpan, len(c.media))
+			for _, cl := range fx.Spine {
+				lanes[0] = append(lanes[0], clipSpan{cl.Start, cl.Duration, cl.Offset})
+				for _, l := range cl.Lanes {
+					k := 0
+					fmt.Sscanf(l.Lane, "-%d", &k)
+					if k < 1 || k >= len(lanes) || l.Offset != cl.Start {
+						t.Errorf("fcpxml: lane clip %+v is not connected at its spine clip's start %s", l, cl.Start)
+						continue
+					}
+					// (A lane clip's offset is in its parent's source time.)
+					lanes[k] = append(lanes[k], clipSpan{l.Start, l.Duration, cl.Offset})
+				}
+			}
+			got["fcpxml"] = lanes
+
+			for kind, tracks := range got {
+				if len(tracks) != len(c.media) {
+					t.Errorf("%s has %d audio tracks, want %d", kind, len(tracks), len(c.media))
+					continue
+				}
+				if len(tracks[0]) == 0 {
+					t.Errorf("%s: no clip", kind)
+				}
+				for k := 1; k < len(tracks); k++ {
+					if diff := cmp.Diff(tracks[0], tracks[k]); diff != "" {
+						t.Errorf("%s: track %d's clips are not track 1's (-1 +%d):\n%s", kind, k+1, k+1, diff)
+					}
+				}
+				want := slices.Compact(slices.Clone(urls))
+				if kind == "fcpxml" { // an asset per track
+					want = urls
+				}
+				if diff := cmp.Diff(want, files[kind]); diff != "" {
+					t.Errorf("%s names the media %q, want %q", kind, files[kind], urls)
+				}
+			}
+			t.Logf("%d tracks of %d clips in each format", len(c.media), len(got["csv"][0]))
+		})
+	}
+}
+
+// appendNew appends s to list unless it is there.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
