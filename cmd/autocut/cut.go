@@ -31,7 +31,7 @@ func runCut(ctx context.Context, e env) error {
 	var ow overwriteFlags
 	var tl timelineFlags
 	var tracksMode string
-	var splitTracks bool
+	var splitTracks, gateBleed bool
 	tcfg := transcribe.ConfigFromEnv()
 	c := newFlags("cut", "autocut cut [flags] [-o OUT] FILE [FILE...]",
 		"Writes FILE without its silences (and, with --transcribe, its filler words) to OUT, and the edit timelines\n"+
@@ -43,7 +43,9 @@ func runCut(ctx context.Context, e env) error {
 			"Several FILEs are the tracks of one recording, one microphone each, aligned from 0 (the first names OUT):\n"+
 			"they are cut alike and mixed, each brought to the same loudness first, or written one file per track with\n"+
 			"--split-tracks (OUT's name with -1, -2, ...). --tracks streams takes one FILE's audio streams as the tracks\n"+
-			"(OBS's MKV), --tracks channels its channels (a stereo file is one track unless asked).")
+			"(OBS's MKV), --tracks channels its channels (a stereo file is one track unless asked). --gate-bleed turns each\n"+
+			"track down 20 dB where it does not speak its own voice (the others' bleed, its bed between its turns), in the\n"+
+			"mix and in each track's file. The timelines carry one audio track per track, all cut alike (an EDL per track).")
 	c.StringVar(&out, "o", "", "output `file`, or - for standard output (default: FILE's name with -autocut, next to it)")
 	ow.register(c)
 	c.choice("format", "output `format`: "+strings.Join(transcode.Formats(), ", ")+" (default: from -o's extension, or without -o FILE's)", transcode.Formats(), &format)
@@ -60,6 +62,7 @@ func runCut(ctx context.Context, e env) error {
 	c.choice("tracks", "the tracks of one FILE: streams (one per audio stream) or channels (one per channel) (default: each FILE is one track)",
 		[]string{dsp.TracksStreams, dsp.TracksChannels}, &tracksMode)
 	c.BoolVar(&splitTracks, "split-tracks", false, "write each track to its own file (OUT's name with -1, -2, ...) rather than their mix")
+	c.BoolVar(&gateBleed, "gate-bleed", false, "with several tracks: turn each track down 20 dB where it does not speak its own voice (the others' bleed), before the mix")
 	pos, err := c.parse(e.args, e.stdout)
 	if err != nil {
 		return err
@@ -77,6 +80,9 @@ func runCut(ctx context.Context, e env) error {
 		case out == "-" && splitTracks:
 			return usageError{"-o - with --split-tracks: one stream cannot hold several files; name the output"}
 		}
+	}
+	if gateBleed && !multi {
+		return usageError{"--gate-bleed: the gate is for several tracks (one microphone per person); give each track's FILE, or --tracks"}
 	}
 	if model != "" && !doTranscribe {
 		return usageError{fmt.Sprintf("--model %s: the model is for --transcribe; add --transcribe to cut filler words", model)}
@@ -241,7 +247,7 @@ func runCut(ctx context.Context, e env) error {
 	bar := newProgressBar(e.stderr, e.stderrTTY)
 	defer bar.done()
 	if multi {
-		return cutTracks(ctx, e, bar, st, refs, params, o, out, outs, stream, splitTracks, &tl, tlDir)
+		return cutTracks(ctx, e, bar, st, refs, params, o, out, outs, stream, trackOptions{split: splitTracks, gate: gateBleed}, &tl, tlDir)
 	}
 	bar.stage("analysing")
 	a, err := dsp.AnalyzeWith(ctx, dec, in, bar.update)

@@ -39,14 +39,22 @@ func analyzeTracks(ctx context.Context, refs []dsp.TrackRef, progress dsp.Progre
 	return tracks, as, nil
 }
 
+// trackOptions are cut's choices for a recording of several tracks.
+type trackOptions struct {
+	split bool // one file per track (--split-tracks)
+	gate  bool // the bleed gate (--gate-bleed)
+}
+
 // cutTracks is runCut of a recording of several tracks (refs): each track
 // analysed, the plan made from all (planTracks), and their mix rendered to
 // out (to stream when it is set), or each track to its own file (outs)
-// with split, and the timelines tl asks written into tlDir, N audio
+// with to.split, each track gated outside its own voice with to.gate
+// (plan.OwnedSpeech, transcode.Track.Gate), and the timelines tl asks written into tlDir, N audio
 // tracks cut alike (timelineFlags.writeTracks). The outputs were checked
 // by the caller.
 func cutTracks(ctx context.Context, e env, bar *progressBar, st *stager, refs []dsp.TrackRef, params plan.Params,
-	o transcode.Options, out string, outs []string, stream io.Writer, split bool, tl *timelineFlags, tlDir string) error {
+	o transcode.Options, out string, outs []string, stream io.Writer, to trackOptions, tl *timelineFlags, tlDir string) error {
+	split := to.split
 	bar.stage("analysing")
 	tracks, as, err := analyzeTracks(ctx, refs, bar.update)
 	if err != nil {
@@ -69,6 +77,18 @@ func cutTracks(ctx context.Context, e env, bar *progressBar, st *stager, refs []
 	p, err := planTracks(as, params)
 	if err != nil {
 		return flagWords(err)
+	}
+	if to.gate {
+		// Each track's own voice, told from the others' bleed with the
+		// parameters asked (not the plan's, whose threshold is the first
+		// track's).
+		owned, err := plan.OwnedSpeech(as, params)
+		if err != nil {
+			return flagWords(err)
+		}
+		for k := range tracks {
+			tracks[k].Gate, tracks[k].Owned = true, owned[k]
+		}
 	}
 	bar.stage("rendering")
 	var results []*transcode.Result

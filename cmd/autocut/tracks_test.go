@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -401,4 +402,101 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// TestCutTracksGateBleed: two microphones, the host's voice (a tone)
+// leaking into the guest's track 15 dB down and 3 ms late: --gate-bleed
+// turns the guest's track down 20 dB in the host's turn (where it holds
+// only the host's bleed and its bed) and leaves its own turn as it was,
+// in each track's file (--split-tracks); one file alone is refused.
+func TestCutTracksGateBleed(t *testing.T) {
+	dir := t.TempDir()
+	host, guest := filepath.Join(dir, "host.wav"), filepath.Join(dir, "guest.wav")
+	const hostVoice, guestVoice = "0.3*sin(2*PI*440*t)*between(t,0.5,3)", "0.1*sin(2*PI*660*t)*between(t,5,7.5)"
+	bleed := func(v string) string {
+		return "0.178*" + strings.ReplaceAll(strings.ReplaceAll(v, "*t)", "*(t-0.003))"), "between(t,", "between(t-0.003,")
+	}
+	for _, c := range []struct{ path, expr string }{
+		{host, hostVoice + "+" + bleed(guestVoice) + "+0.003*(2*random(0)-1)"},
+		{guest, guestVoice + "+" + bleed(hostVoice) + "+0.003*(2*random(1)-1)"},
+	} {
+		if b, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "aevalsrc='"+c.expr+"':s=44100:d=10", "-c:a", "pcm_f32le", c.path).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+	}
+	var as []*dsp.Analysis
+	for _, p := range []string{host, guest} {
+		a, err := dsp.AnalyzeFile(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	p, err := planTracks(as, plan.DefaultPreset().Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// outAt is where the input's time sec lands in the output (-1: cut).
+	outAt := func(sec float64) float64 {
+		at := 0.0
+		for _, k := range p.Keep {
+			if sec >= k.Start && sec < k.End {
+				return at + sec - k.Start
+			}
+			at += k.Len()
+		}
+		return -1
+	}
+	level := func(path string, from, to float64) float64 {
+		if from < 0 || to < 0 {
+			t.Fatalf("[%v, %v] s is cut: keep %v", from, to, p.Keep)
+		}
+		s, err := dsp.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var x []float32
+		buf := make([]float32, 8192)
+		for {
+			n, err := s.Read(buf)
+			x = append(x, buf[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		rate := float64(s.Format().SampleRate)
+		var sum float64
+		a, b := int(from*rate), int(to*rate)
+		for _, v := range x[a:b] {
+			sum += float64(v) * float64(v)
+		}
+		return 10 * math.Log10(sum/float64(b-a)+1e-30)
+	}
+	outs := map[bool]string{}
+	for _, gate := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("gate-%v.wav", gate))
+		args := []string{"cut", "--normalize", "none", "--split-tracks", "-o", out, host, guest}
+		if gate {
+			args = append(args, "--gate-bleed")
+		}
+		var o, errb bytes.Buffer
+		if code := run(context.Background(), args, &o, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		outs[gate] = strings.TrimSuffix(out, ".wav") + "-2.wav" // the guest's
+	}
+	hostOpen, hostGated := level(outs[false], outAt(1), outAt(2.5)), level(outs[true], outAt(1), outAt(2.5))
+	ownOpen, ownGated := level(outs[false], outAt(5.5), outAt(7)), level(outs[true], outAt(5.5), outAt(7))
+	t.Logf("guest's track in the host's turn: %.1f dBFS, %.1f gated; in its own: %.2f, %.2f gated", hostOpen, hostGated, ownOpen, ownGated)
+	if d := hostGated - hostOpen; math.Abs(d+20) > 0.5 {
+		t.Errorf("--gate-bleed moved the guest's track by %+.1f dB in the host's turn, want -20", d)
+	}
+	if d := ownGated - ownOpen; math.Abs(d) > 0.5 {
+		t.Errorf("--gate-bleed moved the guest's own speech by %+.2f dB, want within 0.5", d)
+	}
+	var o, errb bytes.Buffer
+	if code := run(context.Background(), []string{"cut", "--gate-bleed", "-o", filepath.Join(dir, "one.wav"), host}, &o, &errb); code != 2 || !strings.Contains(errb.String(), "--gate-bleed") {
+		t.Errorf("--gate-bleed with one file: exit %d, %q; want 2 and a word on --gate-bleed", code, errb.String())
+	}
 }
