@@ -61,10 +61,7 @@ func runAnalyze(ctx context.Context, e env) error {
 		return flagError{"need a FILE (autocut analyze [flags] FILE [FILE...])"}
 	}
 	if len(pos) > 1 || tracksMode != "" {
-		if tl.kinds != "" {
-			return usageError{"--timelines with several tracks: not supported yet"}
-		}
-		return analyzeTracksCmd(ctx, e, f, tracksMode, pos)
+		return analyzeTracksCmd(ctx, e, f, tracksMode, pos, &tl, ow)
 	}
 	in := pos[0]
 	if err := ow.check(); err != nil {

@@ -160,6 +160,7 @@ type tracksOutput struct {
 	Tracks    []trackOutput `json:"tracks"`
 	Plan      *plan.Plan    `json:"plan"`
 	PlanError string        `json:"planError,omitempty"`
+	Timelines []string      `json:"timelines,omitempty"` // files written by --timelines
 }
 
 type trackOutput struct {
@@ -169,9 +170,17 @@ type trackOutput struct {
 
 // analyzeTracksCmd is runAnalyze of the tracks of one recording (paths,
 // held as mode says): every track analysed, the plan made from all
-// (planTracks), printed as JSON. As for one file, a plan with nothing to
-// keep is printed with planError and a warning, and exits 0.
-func analyzeTracksCmd(ctx context.Context, e env, f analyzeFlags, mode string, paths []string) error {
+// (planTracks), printed as JSON, and the timelines tl asks written in the
+// current directory (timelineFlags.writeTracks) unless the plan failed.
+// As for one file, a plan with nothing to keep is printed with planError
+// and a warning, and exits 0.
+func analyzeTracksCmd(ctx context.Context, e env, f analyzeFlags, mode string, paths []string, tl *timelineFlags, ow overwriteFlags) error {
+	if err := ow.check(); err != nil {
+		return err
+	}
+	if tl.mediaPath != "" && len(paths) > 1 {
+		return usageError{"--timeline-media-path with several files: it names one file; each track's timeline media is its file's absolute path"}
+	}
 	params, err := f.resolve()
 	if err != nil {
 		return usageError{err.Error()}
@@ -184,6 +193,30 @@ func analyzeTracksCmd(ctx context.Context, e env, f analyzeFlags, mode string, p
 	refs, err := dsp.ListTracks(ctx, dsp.AutoDecoder{}, mode, paths)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	tlPaths, err := tl.check(paths[0], ".")
+	if err != nil {
+		return err
+	}
+	tlPaths = append(tlPaths, tl.trackEDLs(paths[0], ".", len(refs))...)
+	for _, p := range tlPaths {
+		for _, in := range paths {
+			if err := checkPath(in, p, ow); err != nil {
+				return err
+			}
+		}
+	}
+	st := newStager(e.cleanup, ow.yes)
+	defer st.close()
+	if err := tl.stage(st, "."); err != nil {
+		return err
+	}
+	if tl.kinds != "" {
+		if info, err := dsp.Probe(ctx, paths[0]); err == nil {
+			if err := tl.validate(info); err != nil {
+				return err
+			}
+		}
 	}
 	_, as, err := analyzeTracks(ctx, refs, nil)
 	if err != nil {
@@ -201,6 +234,24 @@ func analyzeTracksCmd(ctx context.Context, e env, f analyzeFlags, mode string, p
 			return flagWords(perr)
 		}
 		fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", flagWords(perr))
+	} else if tl.kinds != "" {
+		if a := as[0]; a.Input.Type == "video" {
+			if info, err := dsp.Probe(ctx, refs[0].Path); err == nil {
+				a.Input.FrameRate, a.Input.StartTimecode, a.Input.VideoFrames = info.FrameRate, info.StartTimecode, info.VideoFrames
+				a.Input.Width, a.Input.Height = info.Width, info.Height
+			}
+		}
+		infos := make([]dsp.Info, len(as))
+		for k, a := range as {
+			infos[k] = a.Input
+		}
+		files, err := tl.writeTracks(st, ".", refs, p.Keep, infos, func(err error) {
+			fmt.Fprintf(e.stderr, "autocut analyze: warning: %v\n", err)
+		})
+		if err != nil {
+			return err
+		}
+		out.Timelines = files
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/autocut-dev/autocut/dsp"
 	"github.com/autocut-dev/autocut/plan"
+	"github.com/autocut-dev/autocut/timeline"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -185,8 +186,8 @@ func TestAnalyzeTracks(t *testing.T) {
 // source in and out and its record in, as the format writes them.
 type clipSpan struct{ Src, Out, Rec string }
 
-// TestCutTracksTimelines: `autocut cut --timelines all` of two WAV files,
-// or of a 2-stream MKV with --tracks streams, writes every format with
+// TestCutTracksTimelines: `autocut cut --timelines all` (and analyze's) of
+// two WAV files, or of a 2-stream MKV with --tracks streams, writes every format with
 // one audio track per track (an EDL per track), and every track's clips
 // are the same cut, each track's media its own file (the streams' the
 // one file).
@@ -203,10 +204,12 @@ func TestCutTracksTimelines(t *testing.T) {
 		stem   string
 		media  []string // each track's file
 		edlDir string
+		cmd    string // "" is cut
 	}{
-		{"two files", []string{"-o", filepath.Join(dir, "a", "show.wav"), host, guest}, "host", []string{host, guest}, "a"},
-		{"two files, split", []string{"--split-tracks", "-o", filepath.Join(dir, "b", "show.wav"), host, guest}, "host", []string{host, guest}, "b"},
-		{"mkv streams", []string{"--tracks", "streams", "--timeline-dir", filepath.Join(dir, "c"), "-o", filepath.Join(dir, "mkv.wav"), mkv}, "show", []string{mkv, mkv}, "c"},
+		{"analyze two files", []string{"--timeline-dir", filepath.Join(dir, "d"), host, guest}, "host", []string{host, guest}, "d", "analyze"},
+		{"two files", []string{"-o", filepath.Join(dir, "a", "show.wav"), host, guest}, "host", []string{host, guest}, "a", ""},
+		{"two files, split", []string{"--split-tracks", "-o", filepath.Join(dir, "b", "show.wav"), host, guest}, "host", []string{host, guest}, "b", ""},
+		{"mkv streams", []string{"--tracks", "streams", "--timeline-dir", filepath.Join(dir, "c"), "-o", filepath.Join(dir, "mkv.wav"), mkv}, "show", []string{mkv, mkv}, "c", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tlDir := filepath.Join(dir, c.edlDir)
@@ -214,9 +217,19 @@ func TestCutTracksTimelines(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out, errb bytes.Buffer
-			args := append([]string{"cut", "--timelines", "all"}, c.args...)
+			cmd := "cut"
+			if c.cmd != "" {
+				cmd = c.cmd
+			}
+			args := append([]string{cmd, "--timelines", "all"}, c.args...)
 			if code := run(context.Background(), args, &out, &errb); code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+			}
+			if cmd == "analyze" {
+				var js struct{ Timelines []string }
+				if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Timelines) != len(timeline.Kinds())+len(c.media)-1 {
+					t.Errorf("analyze's JSON lists the timelines %q (%v), want one per kind and an EDL per track", js.Timelines, err)
+				}
 			}
 			read := func(name string) []byte {
 				b, err := os.ReadFile(filepath.Join(tlDir, c.stem+"-autocut"+name))
