@@ -377,7 +377,7 @@ function unfollow() {
   $("editor").hidden = true;
   $("downloads").textContent = "";
   $("stats").textContent = "";
-  $("cut-list").textContent = ""; $("filler-list").textContent = ""; $("fillers").hidden = true;
+  $("cut-list").textContent = ""; delete $("cut-list").dataset.sig; $("filler-list").textContent = ""; $("fillers").hidden = true;
   for (const id of ["job-msg", "tune-msg", "edit-msg", "apply-msg", "listen-note", "levels"]) say(id, "");
   const c = $("wave"); c.getContext("2d").clearRect(0, 0, c.width, c.height); delete c.dataset.cuts; delete c.dataset.final;
   $("job").hidden = true;
@@ -714,7 +714,12 @@ function stats(rows) {
 }
 
 function cutList() {
+  // Built again only when a cut moved, came or went (a 30-minute file has
+  // hundreds, and changed() runs on every poll that moves the job).
+  const sig = state.regions.map((r) => `${r.start},${r.end},${r.on},${r.reason}`).join(";");
   const ol = $("cut-list");
+  if (ol.dataset.sig === sig) return;
+  ol.dataset.sig = sig;
   ol.textContent = "";
   $("cuts-count").textContent = String(state.regions.length);
   state.regions.forEach((r, i) => {
@@ -1120,13 +1125,25 @@ function draw(at) {
   }
   // level bars, quieter than the threshold drawn faint
   const thr = state.previewBad ? Number($("thresholdDb").value) : state.threshold ?? env.thresholdDb;
+  // one bar per level, or per pixel where levels are finer than pixels
+  // (the loudest of them); each colour filled at once
   const lv = levelsFor(t0, t1), n = lv.levels.length, fs = lv.frameSec, bw = fs / state.spp;
-  for (let i = Math.max(0, Math.floor((t0 - lv.start) / fs)); i < Math.min(n, Math.ceil((t1 - lv.start) / fs) + 1); i++) {
-    const db = lv.levels[i];
-    x.fillStyle = db < thr ? k.quiet : k.wave;
-    const y = yOf(db);
-    x.fillRect(xOf(lv.start + i * fs, g), y, Math.max(1, bw - (bw > 3 ? 1 : 0)), H - y);
+  const quiet = new Path2D(), loud = new Path2D();
+  const bar = (px, w, db) => { const y = yOf(db); (db < thr ? quiet : loud).rect(px, y, w, H - y); };
+  const i0 = Math.max(0, Math.floor((t0 - lv.start) / fs)), i1 = Math.min(n, Math.ceil((t1 - lv.start) / fs) + 1);
+  if (bw >= 1) {
+    for (let i = i0; i < i1; i++) bar(xOf(lv.start + i * fs, g), Math.max(1, bw - (bw > 3 ? 1 : 0)), lv.levels[i]);
+  } else {
+    let col = Math.floor(xOf(lv.start + i0 * fs, g)), m = -Infinity;
+    for (let i = i0; i < i1; i++) {
+      const px = Math.floor(xOf(lv.start + i * fs, g));
+      if (px !== col) { if (m > -Infinity) bar(col, 1, m); col = px; m = -Infinity; }
+      m = Math.max(m, lv.levels[i]);
+    }
+    if (m > -Infinity) bar(col, 1, m);
   }
+  x.fillStyle = k.quiet; x.fill(quiet);
+  x.fillStyle = k.wave; x.fill(loud);
   c.dataset.levelSec = String(fs);
   // the parts you kept: a solid band in the lane, labelled when it fits
   x.font = "bold 11px system-ui, sans-serif"; x.textBaseline = "middle";
