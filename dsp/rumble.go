@@ -21,13 +21,16 @@ package dsp
 // high-pass (transcode's Rumble option) and the level measured after it.
 const RumbleHz = 70.0
 
-// RumbleSections returns the rumble filter at the sample rate: a
-// 4th-order Butterworth high-pass at RumbleHz as two biquads, to be run
-// one after the other.
-func RumbleSections(rate int) [2]Biquad {
+// RumbleSections returns the rumble filter at the sample rate:
+// HighPass4(RumbleHz, rate).
+func RumbleSections(rate int) [2]Biquad { return HighPass4(RumbleHz, rate) }
+
+// HighPass4 returns a 4th-order Butterworth high-pass at fc Hz for the
+// sample rate as two biquads, to be run one after the other.
+func HighPass4(fc float64, rate int) [2]Biquad {
 	return [2]Biquad{
-		HighPass(RumbleHz, 0.54119610, float64(rate)), // 1/(2 cos(pi/8))
-		HighPass(RumbleHz, 1.30656296, float64(rate)), // 1/(2 cos(3pi/8))
+		HighPass(fc, 0.54119610, float64(rate)), // 1/(2 cos(pi/8))
+		HighPass(fc, 1.30656296, float64(rate)), // 1/(2 cos(3pi/8))
 	}
 }
 
