@@ -8,8 +8,10 @@ import (
 )
 
 // TestReferences: the speech level and the peak come from the levels after
-// the rumble filter where they are lower, never higher, and from the full
-// band where the analysis has none (or a set that does not fit).
+// the rumble filter where the rumble sets the speech level
+// (rumbleSetsLevelDb), the peak never higher than the full band's; from
+// the full band elsewhere and where the analysis has no levels after the
+// filter (or a set that does not fit).
 func TestReferences(t *testing.T) {
 	// 100 frames: 80 of pause at -60 dB, 20 of speech at -20 dB (the 95th
 	// percentile lies in the speech); after the filter the loud frames
@@ -37,7 +39,9 @@ func TestReferences(t *testing.T) {
 	}{
 		{"no levels after the filter", env(-30, 0), 0, refs{-19.75, -3}},
 		{"rumble under the speech", env(-30, 100), -9, refs{-29.75, -9}},
-		{"the filter raises the peak", env(-20, 100), -1, refs{-19.75, -3}},
+		{"the filter raises the peak", env(-30, 100), -1, refs{-29.75, -3}},
+		{"a voice's own low end", env(-21, 100), -9, refs{-19.75, -3}},
+		{"just the threshold", env(-23, 100), -9, refs{-22.75, -9}},
 		{"levels that do not fit", env(-30, 99), -9, refs{-19.75, -3}},
 	} {
 		a := &dsp.Analysis{SpeechLevelDb: dsp.EstimateLevels(tc.env.RMSDb).SpeechLevelDb, Loudness: dsp.Loudness{SamplePeak: -3}, Envelope: tc.env}

@@ -12,11 +12,12 @@
 // around one level cannot chatter.
 //
 // The speech level and the input's peak that the rules below measure
-// speech against are those of what the render keeps: measured after the
-// rumble filter every preset renders with (dsp.Envelope.HighPassDb and
-// HighPassPeakDb; each the lower of that and the full band's), so that
-// breath blown on the microphone does not set them (heard.go). The frames
-// themselves, the bed and the pause threshold are the full band's.
+// speech against are the full band's, but where the rumble sets them:
+// where the speech level after the rumble filter every preset renders
+// with (dsp.Envelope.HighPassDb) lies 3 dB or more under the full band's
+// (breath blown on the microphone), both are taken after the filter
+// (heard.go). The frames themselves, the bed and the pause threshold are
+// the full band's.
 //
 //   - Automatic threshold (Params.ThresholdDb nil): the open level is the
 //     analysis's ThresholdDb, the pause threshold dsp works out from the
