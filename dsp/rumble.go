@@ -75,7 +75,12 @@ func (m *rumbleMeter) write(seg []float32) {
 		n := int(min(int64(len(seg)/ch), m.end-m.pos))
 		part := seg[:n*ch]
 		seg = seg[n*ch:]
-		for c := range ch {
+		c0 := 0
+		if ch == 2 {
+			m.pair(part)
+			c0 = 2
+		}
+		for c := c0; c < ch; c++ {
 			st := &m.st[c]
 			// Direct form I, as Biquad.Step, with the state in locals.
 			x1, x2, y1, y2 := st[0][0], st[0][1], st[0][2], st[0][3]
@@ -83,11 +88,16 @@ func (m *rumbleMeter) write(seg []float32) {
 			sq, pk := 0.0, m.peak
 			for i := c; i < len(part); i += ch {
 				x := float64(part[i])
-				y := s0.B0*x + s0.B1*x1 + s0.B2*x2 - s0.A1*y1 - s0.A2*y2
-				z := s1.B0*y + s1.B1*y1 + s1.B2*y2 - s1.A1*z1 - s1.A2*z2
+				// The feedback term last: the recursions' latency.
+				y := s0.B0*x + s0.B1*x1 + s0.B2*x2 - s0.A2*y2 - s0.A1*y1
+				z := s1.B0*y + s1.B1*y1 + s1.B2*y2 - s1.A2*z2 - s1.A1*z1
 				x2, x1, y2, y1, z2, z1 = x1, x, y1, y, z1, z
 				sq += z * z
-				pk = max(pk, z, -z)
+				if z > pk {
+					pk = z
+				} else if -z > pk {
+					pk = -z
+				}
 			}
 			m.sq += sq
 			m.peak = pk
@@ -99,6 +109,42 @@ func (m *rumbleMeter) write(seg []float32) {
 			m.close()
 		}
 	}
+}
+
+// pair is write's inner loop for the two channels of a stereo part at
+// once: two independent recursions side by side run in about the time of one.
+func (m *rumbleMeter) pair(part []float32) {
+	s0, s1 := m.sec[0], m.sec[1]
+	l, r := &m.st[0], &m.st[1]
+	lx1, lx2, ly1, ly2, lz1, lz2 := l[0][0], l[0][1], l[0][2], l[0][3], l[1][2], l[1][3]
+	rx1, rx2, ry1, ry2, rz1, rz2 := r[0][0], r[0][1], r[0][2], r[0][3], r[1][2], r[1][3]
+	sq, pk := 0.0, m.peak
+	for i := 0; i+1 < len(part); i += 2 {
+		lx, rx := float64(part[i]), float64(part[i+1])
+		ly := s0.B0*lx + s0.B1*lx1 + s0.B2*lx2 - s0.A2*ly2 - s0.A1*ly1
+		ry := s0.B0*rx + s0.B1*rx1 + s0.B2*rx2 - s0.A2*ry2 - s0.A1*ry1
+		lz := s1.B0*ly + s1.B1*ly1 + s1.B2*ly2 - s1.A2*lz2 - s1.A1*lz1
+		rz := s1.B0*ry + s1.B1*ry1 + s1.B2*ry2 - s1.A2*rz2 - s1.A1*rz1
+		lx2, lx1, ly2, ly1, lz2, lz1 = lx1, lx, ly1, ly, lz1, lz
+		rx2, rx1, ry2, ry1, rz2, rz1 = rx1, rx, ry1, ry, rz1, rz
+		sq += lz*lz + rz*rz
+		if lz > pk {
+			pk = lz
+		} else if -lz > pk {
+			pk = -lz
+		}
+		if rz > pk {
+			pk = rz
+		} else if -rz > pk {
+			pk = -rz
+		}
+	}
+	m.sq += sq
+	m.peak = pk
+	l[0] = [4]float64{lx1, lx2, flushTiny(ly1), flushTiny(ly2)}
+	l[1] = [4]float64{flushTiny(ly1), flushTiny(ly2), flushTiny(lz1), flushTiny(lz2)}
+	r[0] = [4]float64{rx1, rx2, flushTiny(ry1), flushTiny(ry2)}
+	r[1] = [4]float64{flushTiny(ry1), flushTiny(ry2), flushTiny(rz1), flushTiny(rz2)}
 }
 
 // close ends the current frame (complete, or the partial last one).
