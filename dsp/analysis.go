@@ -35,6 +35,13 @@ type Envelope struct {
 	// was measured, or unknown.
 	BandFrames []int32 `json:"-"`
 	Bands      []uint8 `json:"-"`
+	// HighPassDb is the RMS level per frame after the rumble filter
+	// (RumbleHz, rumble.go; dBFS, floor -120), and HighPassPeakDb the
+	// input's sample peak after it (dBFS; -Inf for silence): the levels
+	// every preset's render keeps. Empty and 0 when unknown (an analysis
+	// stored before they existed).
+	HighPassDb     []float32 `json:"-"`
+	HighPassPeakDb float64   `json:"-"`
 }
 
 // FrameBands returns the band codes of frame i (BandCount of them), or

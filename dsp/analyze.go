@@ -32,7 +32,7 @@ const (
 // streaming pass: K-weighted 100 ms block energies (loudness, LRA,
 // LoudnessOf), momentary and short-term maxima, sample and true peak and the
 // 10 ms envelope. Memory grows only with the kept blocks and envelope
-// (about 3 MB per hour at any sample rate). Create it with newAnalyzer,
+// (about 4.5 MB per hour at any sample rate). Create it with newAnalyzer,
 // feed it with Write, and call Result at the end. Not safe for concurrent use.
 //
 // Time is cut at round(k*rate/100) samples, so 10 ms frames and 100 ms
@@ -126,6 +126,7 @@ func (a *analyzer) reserve(frames int64) {
 	a.peakEnv = make([]float32, 0, n)
 	a.blocks = make([]float64, 0, n/10+1)
 	a.voice.out = make([]uint8, 0, n)
+	a.voice.rumble.out = make([]float32, 0, n)
 }
 
 // boundary returns the first sample frame of 10 ms frame k: round(k*rate/100),
@@ -331,6 +332,9 @@ func (a *analyzer) analysis(info Info) *Analysis {
 	env := Envelope{FrameSec: EnvelopeFrameSec, RMSDb: a.rms, PeakDb: a.peakEnv, Voice: a.voice.out, VoiceHeard: a.voice.heard}
 	if len(a.voice.out) == len(a.rms) {
 		env.BandFrames, env.Bands = a.voice.bandFrames, a.voice.bands
+	}
+	if r := a.voice.rumble; len(r.out) == len(a.rms) {
+		env.HighPassDb, env.HighPassPeakDb = r.out, 20*math.Log10(r.peak)
 	}
 	thr, warn := pauseCheck(&env, lvl)
 	an := &Analysis{

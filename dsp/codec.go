@@ -18,21 +18,24 @@ import (
 //	frameSec(f64) n(u64) rms[n](f32) peak[n](f32)
 //	blockSec(f64) m(u64) blocks[m](f64)
 //	v(u64) voice[v](u8)          (versions 2 to 4; v is 0 or n)
-//	k(u64) bandFrames[k](u32) bands[k*BandCount](u8)   (version 4; k at most n, frames ascending)
+//	k(u64) bandFrames[k](u32) bands[k*BandCount](u8)   (versions 4 and 5; k at most n, frames ascending)
+//	h(u64) highPass[h](f32)      (version 5; h is 0 or n; the JSON holds highPassPeakDb)
 //
 // Versions 1 and 2 are still read without their voice classification
 // (version 1 had none; version 2 held periodicity, not the network's
 // speech probability that Voice holds now): a plan made from them decides
 // pauses by level alone. Version 3 is read without the spectrum: its
-// plans place edges as before it.
+// plans place edges as before it. Version 4 is read without the levels
+// after the rumble filter: its plans take their references from the full
+// band, as before them.
 //
 // little-endian throughout; -Inf levels are written as -MaxFloat64 in the
-// JSON part. An hour of input is about 3 MB, and up to 7 MB more where the
+// JSON part. An hour of input is about 4.5 MB, and up to 7 MB more where the
 // voice network classified every frame (a noisy bed: their spectrum).
 const analysisMagic = "ACAN"
 
 // codecVersion is the version WriteTo writes; ReadFrom reads 1 to it.
-const codecVersion = 4
+const codecVersion = 5
 
 // ErrCorruptAnalysis reports bytes that are not an analysis written by
 // MarshalBinary or WriteTo.
@@ -50,14 +53,15 @@ type analysisHeader struct {
 	SpeechLevelDb float64  `json:"speechLevelDb"`
 	ThresholdDb   float64  `json:"thresholdDb"`
 	Warnings      []string `json:"warnings,omitempty"`
-	VoiceHeard    int      `json:"voiceHeard,omitempty"` // Envelope.VoiceHeard (0 in analyses stored before it)
+	VoiceHeard    int      `json:"voiceHeard,omitempty"`     // Envelope.VoiceHeard (0 in analyses stored before it)
+	HighPassPeak  float64  `json:"highPassPeakDb,omitempty"` // Envelope.HighPassPeakDb (version 5)
 }
 
 // levels returns the header's levels that may be -Inf.
 func (h *analysisHeader) levels() []*float64 {
 	return []*float64{&h.Loudness.Integrated, &h.Loudness.Range, &h.Loudness.TruePeak,
 		&h.Loudness.SamplePeak, &h.Loudness.MomentaryMax, &h.Loudness.ShortTermMax,
-		&h.NoiseFloorDb, &h.SpeechLevelDb, &h.ThresholdDb}
+		&h.NoiseFloorDb, &h.SpeechLevelDb, &h.ThresholdDb, &h.HighPassPeak}
 }
 
 // MarshalBinary encodes a (encoding.BinaryMarshaler); WriteTo streams the same bytes.
@@ -89,8 +93,12 @@ func (a *Analysis) WriteTo(w io.Writer) (int64, error) {
 	if err := checkBands(a.Envelope.BandFrames, a.Envelope.Bands, n); err != nil {
 		return 0, fmt.Errorf("encode analysis: %w", err)
 	}
+	if v := len(a.Envelope.HighPassDb); v != 0 && v != n {
+		return 0, fmt.Errorf("encode analysis: envelope has %d RMS and %d high-passed frames", n, v)
+	}
 	h := analysisHeader{Info: a.Input, Loudness: a.Loudness, NoiseFloorDb: a.NoiseFloorDb,
-		SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb, Warnings: a.Warnings, VoiceHeard: a.Envelope.VoiceHeard}
+		SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb, Warnings: a.Warnings, VoiceHeard: a.Envelope.VoiceHeard,
+		HighPassPeak: a.Envelope.HighPassPeakDb}
 	for _, p := range h.levels() {
 		if math.IsInf(*p, -1) || math.IsNaN(*p) {
 			*p = -math.MaxFloat64
@@ -130,6 +138,10 @@ func (a *Analysis) WriteTo(w io.Writer) (int64, error) {
 		put32(uint32(f))
 	}
 	bw.Write(a.Envelope.Bands)
+	put64(uint64(len(a.Envelope.HighPassDb)))
+	for _, v := range a.Envelope.HighPassDb {
+		put32(math.Float32bits(v))
+	}
 	err = bw.Flush() // (bufio keeps the first write error)
 	return cw.n, err
 }
@@ -255,6 +267,23 @@ func (a *Analysis) ReadFrom(r io.Reader) (int64, error) {
 				return fail("bands", err)
 			}
 			out.Envelope.BandFrames, out.Envelope.Bands = frames, bands
+		}
+	}
+	if version >= 5 {
+		v, err := read64()
+		if err != nil || (v != 0 && v != n) {
+			return fail("high-passed levels", fmt.Errorf("length %d of %d frames (%v)", v, n, err))
+		}
+		if v > 0 {
+			raw = make([]byte, 4*v)
+			if _, err := io.ReadFull(br, raw); err != nil {
+				return fail("high-passed levels", err)
+			}
+			out.Envelope.HighPassDb = make([]float32, v)
+			for i := range out.Envelope.HighPassDb {
+				out.Envelope.HighPassDb[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
+			}
+			out.Envelope.HighPassPeakDb = h.HighPassPeak
 		}
 	}
 	*a = out

@@ -36,6 +36,13 @@ func sampleAnalysis(frames int) *Analysis {
 		a.Warnings = []string{"no pauses found: a test"}
 		a.Envelope.VoiceHeard = 37
 	}
+	if frames > 0 {
+		a.Envelope.HighPassDb = make([]float32, frames)
+		for i := range a.Envelope.HighPassDb {
+			a.Envelope.HighPassDb[i] = float32(-119 + i%89)
+		}
+		a.Envelope.HighPassPeakDb = -2.5
+	}
 	for i := 0; i < frames; i += 3 {
 		a.Envelope.BandFrames = append(a.Envelope.BandFrames, int32(i))
 		for k := range BandCount {
@@ -101,6 +108,7 @@ func TestAnalysisCodecReadsStoredBlobs(t *testing.T) {
 	want.Envelope.Voice = nil // version 1 had no voice classification
 	want.Envelope.VoiceHeard = 0
 	want.Envelope.BandFrames, want.Envelope.Bands = nil, nil
+	want.Envelope.HighPassDb, want.Envelope.HighPassPeakDb = nil, 0
 	want.Warnings = nil
 	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("stored blob (-want +got):\n%s", diff)
@@ -117,26 +125,32 @@ func TestAnalysisCodecCorrupt(t *testing.T) {
 	hl := int(huge[8]) | int(huge[9])<<8 | int(huge[10])<<16 | int(huge[11])<<24
 	copy(huge[12+hl+8:], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
 	for name, b := range map[string][]byte{
-		"empty":     nil,
-		"magic":     append([]byte("XXXX"), full[4:]...),
-		"truncated": full[:len(full)-5],
-		"header":    full[:20],
-		"huge":      huge,
-		"no voice":  full[:len(full)-500],
-		"version 5": append([]byte("ACAN\x05\x00\x00\x00"), full[8:]...),
-		"no bands":  full[:len(full)-BandCount],
+		"empty":                 nil,
+		"magic":                 append([]byte("XXXX"), full[4:]...),
+		"truncated":             full[:len(full)-5],
+		"header":                full[:20],
+		"huge":                  huge,
+		"no voice":              full[:len(full)-500],
+		"version 6":             append([]byte("ACAN\x06\x00\x00\x00"), full[8:]...),
+		"no bands":              full[:len(full)-8-4*500-BandCount],
+		"no high-passed levels": full[:len(full)-4],
+		"high-passed length": func() []byte {
+			b := bytes.Clone(full)
+			binary.LittleEndian.PutUint64(b[len(b)-8-4*500:], 499)
+			return b
+		}(),
 		"band order": func() []byte {
 			a := sampleAnalysis(500)
 			b, _ := a.MarshalBinary()
 			// the band frames follow their count, after the voice codes
-			at := len(b) - len(a.Envelope.Bands) - 4*len(a.Envelope.BandFrames)
+			at := len(b) - 8 - 4*500 - len(a.Envelope.Bands) - 4*len(a.Envelope.BandFrames)
 			binary.LittleEndian.PutUint32(b[at+4:], 0) // the second frame is the first again
 			return b
 		}(),
 		"band past the end": func() []byte {
 			a := sampleAnalysis(500)
 			b, _ := a.MarshalBinary()
-			at := len(b) - len(a.Envelope.Bands) - 4
+			at := len(b) - 8 - 4*500 - len(a.Envelope.Bands) - 4
 			binary.LittleEndian.PutUint32(b[at:], 500)
 			return b
 		}(),
@@ -162,6 +176,11 @@ func TestAnalysisCodecCorrupt(t *testing.T) {
 		t.Error("an envelope with a frame's band codes cut short was encoded")
 	}
 	bad = sampleAnalysis(30)
+	bad.Envelope.HighPassDb = bad.Envelope.HighPassDb[:29]
+	if _, err := bad.MarshalBinary(); err == nil {
+		t.Error("an envelope with fewer high-passed than RMS frames was encoded")
+	}
+	bad = sampleAnalysis(30)
 	bad.Envelope.BandFrames[3] = 30
 	if _, err := bad.MarshalBinary(); err == nil {
 		t.Error("an envelope with a band frame past its end was encoded")
@@ -176,7 +195,7 @@ func TestAnalysisCodecReadsVersion3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = b[:len(b)-8-4*len(a.Envelope.BandFrames)-len(a.Envelope.Bands)]
+	b = b[:len(b)-8-4*len(a.Envelope.HighPassDb)-8-4*len(a.Envelope.BandFrames)-len(a.Envelope.Bands)]
 	b[4] = 3
 	var got Analysis
 	if err := got.UnmarshalBinary(b); err != nil {
@@ -184,8 +203,34 @@ func TestAnalysisCodecReadsVersion3(t *testing.T) {
 	}
 	want := sampleAnalysis(50)
 	want.Envelope.BandFrames, want.Envelope.Bands = nil, nil
+	want.Envelope.HighPassDb, want.Envelope.HighPassPeakDb = nil, 0
 	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("version 3 (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnalysisCodecReadsVersion4: an analysis stored before the levels
+// after the rumble filter is read whole, without them (its plans take
+// their references from the full band).
+func TestAnalysisCodecReadsVersion4(t *testing.T) {
+	a := sampleAnalysis(50)
+	b, err := a.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = b[:len(b)-8-4*len(a.Envelope.HighPassDb)]
+	b[4] = 4
+	var got Analysis
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	want := sampleAnalysis(50)
+	want.Envelope.HighPassDb = nil
+	// (the JSON part of this blob still holds the peak; a version 4
+	// writer wrote none, and a reader keeps no peak without the levels)
+	want.Envelope.HighPassPeakDb = 0
+	if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("version 4 (-want +got):\n%s", diff)
 	}
 }
 

@@ -125,5 +125,5 @@ func ExampleAnalysis_MarshalBinary() {
 	}
 	fmt.Printf("%d bytes; %s, %d frames, %.1f LUFS\n", len(b), back.Input.Name, back.Envelope.Frames(), back.Loudness.Integrated)
 	// Output:
-	// 8428 bytes; talk, 400 frames, -23.7 LUFS
+	// 10073 bytes; talk, 400 frames, -23.7 LUFS
 }

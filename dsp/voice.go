@@ -236,6 +236,9 @@ type voiceDetector struct {
 	bandWin    []float32
 	bandFrames []int32
 	bands      []uint8
+
+	// The frames' levels after the rumble filter (rumble.go).
+	rumble *rumbleMeter
 }
 
 func newVoiceDetector(rate, ch int) *voiceDetector {
@@ -265,6 +268,7 @@ func newVoiceDetector(rate, ch int) *voiceDetector {
 	v.kern = resampleKernel(rate, half)
 	v.meter = newBandMeter(rate)
 	v.bandWin = make([]float32, v.meter.n)
+	v.rumble = newRumbleMeter(rate, ch)
 	return v
 }
 
@@ -345,6 +349,7 @@ func (v *voiceDetector) replay(p []float32, ops []voiceOp) {
 // write adds interleaved samples to the ring, downmixed, less the
 // downmix's offset dc.
 func (v *voiceDetector) write(seg []float32, dc offsets) {
+	v.rumble.write(seg) // the filter takes the offsets out itself
 	ch := v.ch
 	pos := v.n
 	switch {
@@ -427,6 +432,7 @@ func (v *voiceDetector) frame(ms float64) {
 
 // flush decides the remaining frames at the end of the input.
 func (v *voiceDetector) flush() {
+	v.rumble.flush()
 	for v.nsm < v.nf {
 		v.smooth(v.nsm, v.nf)
 	}

@@ -25,7 +25,8 @@ const (
 	// absorbed into the cuts (it would only be a click).
 	minKeepSec = 0.010
 	// audibleDepthDb: word decays are followed down to the input's sample
-	// peak less this (the corpora's rule of audible speech).
+	// peak (after the rumble filter: references) less this (the corpora's
+	// rule of audible speech).
 	audibleDepthDb = 40.0
 	// edgeTolDb: the edge rule's levels are compared within this.
 	edgeTolDb = 0.005
@@ -91,7 +92,8 @@ func makeTuned(a *dsp.Analysis, p Params, extra []Cut, tu tuning) (*Plan, error)
 	eff.ThresholdDb = &thr
 	pl := &Plan{ThresholdDb: thr, NoiseFloorDb: a.NoiseFloorDb, Params: eff}
 
-	mk := maker{env: env, orig: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: a.SpeechLevelDb, tu: tu, auto: p.ThresholdDb == nil, faint: CrosstalkDepthDb, keepVoiced: keepVoiced(p, tu), peakDb: a.Loudness.SamplePeak, tb: newDBTable()}
+	speech, peak := references(a)
+	mk := maker{env: env, orig: env, n: n, fs: env.FrameSec, dur: dur, thr: thr, noise: a.NoiseFloorDb, speech: speech, tu: tu, auto: p.ThresholdDb == nil, faint: CrosstalkDepthDb, keepVoiced: keepVoiced(p, tu), peakDb: peak, tb: newDBTable()}
 	if mk.auto {
 		// Ends turned down (dsp.GainDrop) are planned at the gain of the
 		// rest: the automatic threshold and the voice rules were measured
@@ -108,7 +110,7 @@ func makeTuned(a *dsp.Analysis, p Params, extra []Cut, tu tuning) (*Plan, error)
 		islands = mk.refine(islands)
 	}
 	cuts := mk.silenceCuts(islands, p)
-	if mk.auto && dsp.HeardNoSpeech(env, a.SpeechLevelDb) {
+	if mk.auto && dsp.HeardNoSpeech(env, mk.speech) {
 		// Music or noise: its quiet stretches are no pauses between
 		// words. Only silence is (under MinThresholdDb throughout).
 		cuts = slices.DeleteFunc(cuts, func(c Cut) bool { return !mk.silent(c) })
@@ -163,8 +165,8 @@ type maker struct {
 	n          int
 	fs, dur    float64
 	thr, noise float64
-	speech     float64
-	peakDb     float64 // the input's sample peak, dBFS
+	speech     float64 // the speech level, dBFS (references: after the rumble filter)
+	peakDb     float64 // the input's sample peak, dBFS (references: after the rumble filter)
 	tu         tuning
 	auto       bool    // the threshold is the analysis's automatic one
 	faint      float64 // faint-voice depth: CrosstalkDepthDb in either crosstalk mode (keepVoiced tells them apart)

@@ -11,6 +11,14 @@
 // the close level that reaches the open level somewhere, so noise flickering
 // around one level cannot chatter.
 //
+// The speech level and the input's peak that the rules below measure
+// speech against are the full band's, but where the rumble sets them:
+// where the speech level after the rumble filter every preset renders
+// with (dsp.Envelope.HighPassDb) lies 3 dB or more under the full band's
+// (breath blown on the microphone), both are taken after the filter
+// (heard.go). The frames themselves, the bed and the pause threshold are
+// the full band's.
+//
 //   - Automatic threshold (Params.ThresholdDb nil): the open level is the
 //     analysis's ThresholdDb, the pause threshold dsp works out from the
 //     level distribution (dsp.PauseThreshold: over the floor's scatter,

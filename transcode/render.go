@@ -452,7 +452,7 @@ func (c chain) window(ctx context.Context, from, to int64) (dsp.Source, func(), 
 	keep.window(from, to)
 	var src dsp.Source = keep
 	if c.o.Rumble {
-		src = newHighPass(src, 70)
+		src = newHighPass(src, dsp.RumbleHz) // the levels the planner takes its references from (dsp.Envelope.HighPassDb)
 	}
 	if c.o.Denoise {
 		noise := c.noise

@@ -213,11 +213,8 @@ func (k *keepSource) Read(p []float32) (int, error) {
 
 // highPassSections returns a 4th-order Butterworth high-pass at fc Hz as two biquads.
 func highPassSections(fc float64, rate int) []dsp.Biquad {
-	var out []dsp.Biquad
-	for _, q := range []float64{0.54119610, 1.30656296} { // 1/(2 cos(pi/8)), 1/(2 cos(3pi/8))
-		out = append(out, dsp.HighPass(fc, q, float64(rate)))
-	}
-	return out
+	secs := dsp.HighPass4(fc, rate) // the planner's levels after the rumble filter are measured through the same
+	return secs[:]
 }
 
 // filterSource runs each channel through a cascade of biquads.

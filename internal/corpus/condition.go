@@ -55,11 +55,11 @@ const (
 
 // Breath returns the condition of breath blasts on the microphone: a
 // speaker with a cold whose every other phrase opens with a 35 Hz blast
-// 25 dB over the speech level (RMS, at its middle; the sum clipped at full
+// db over the speech level (RMS, at its middle; the sum clipped at full
 // scale), written as 16-bit PCM. It is not among Conditions: the plan
-// measures it apart (plan's TestBreathMix).
-func Breath() Condition {
-	return Condition{Name: "breath", Ext: ".wav", BreathDb: 25}
+// measures it apart (plan's TestBreathMix, at 15 and 25 dB).
+func Breath(db float64) Condition {
+	return Condition{Name: fmt.Sprintf("breath+%g", db), Ext: ".wav", BreathDb: db}
 }
 
 // The compressor of CompDb: a broadcast chain's, fast enough to act
