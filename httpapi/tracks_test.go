@@ -138,6 +138,24 @@ func TestTracksEndToEnd(t *testing.T) {
 			if pv.Plan.Stats.FinalSec < 4.8 {
 				t.Errorf("preview keeps %.3f s: the guest's turn is gone (%s)", pv.Plan.Stats.FinalSec, b)
 			}
+			// A PATCH re-plans over both tracks and renders the mix again.
+			resp, b = e.call(t, "PATCH", "/api/v1/jobs/"+v.ID, proKey, strings.NewReader(`{"params":{"keepSilenceMs":100}}`),
+				map[string]string{"Content-Type": "application/json"})
+			if resp.StatusCode != 202 && resp.StatusCode != 200 {
+				t.Fatalf("patch: %d %s", resp.StatusCode, b)
+			}
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			v, b = waitDone(t, e, v, 2*time.Minute)
+			if v.Status != apiv1.StatusDone || v.Output == nil || v.Plan == nil || len(v.Tracks) != 2 {
+				t.Fatalf("patched job: %s", b)
+			}
+			if f := v.Plan.Stats.FinalSec; f < 4.8 || f > 6.5 || v.Output.Duration < 4.8 {
+				t.Errorf("patched: plan keeps %.3f s, output %.3f s: want both turns (4.8..6.5 s)", f, v.Output.Duration)
+			}
+			t.Logf("%s patched (keepSilenceMs 100): plan %.3f s, output %.3f s", tc.name, v.Plan.Stats.FinalSec, v.Output.Duration)
+
 			// The envelope is the loudest track's per frame: the guest's
 			// turn stands above the pause where nobody speaks (on the
 			// host's track alone both are its floor).
@@ -177,6 +195,7 @@ func TestTracksRefused(t *testing.T) {
 	}{
 		{"one channel", "mono.wav", apiv1.TracksChannels, `the file has 1 channel`, monoWAV(t)},
 		{"one stream", "one.mkv", apiv1.TracksStreams, `the file has 1 audio stream`, oneStream},
+		{"17 streams", "s17.mkv", apiv1.TracksStreams, `at most 16 tracks`, streamsMKV(t, 17)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(tc.body)),
@@ -242,4 +261,22 @@ func (e *testEnv) envelopeMin(t *testing.T, id string, from, to float64) float64
 
 func (e *testEnv) envelopeMax(t *testing.T, id string, from, to float64) float64 {
 	return slices.Max(e.envelopeLevels(t, id, from, to))
+}
+
+// streamsMKV is a 1 s MKV of n audio streams, each the same tone.
+func streamsMKV(t *testing.T, n int) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "many.mkv")
+	args := []string{"-v", "error", "-y", "-f", "lavfi", "-i", "sine=d=1:sample_rate=8000"}
+	for range n {
+		args = append(args, "-map", "0:a")
+	}
+	if b, err := exec.Command("ffmpeg", append(args, "-c:a", "pcm_s16le", p)...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
