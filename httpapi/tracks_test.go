@@ -22,11 +22,19 @@ import (
 // (an MKV, as OBS records), or, with channels, on its own channel of a
 // stereo WAV. Nobody speaks between 3 and 5 s nor after 7.5 s.
 func genTwoMics(t *testing.T, name string, channels bool) []byte {
+	return genTwoMicsVideo(t, name, channels, false)
+}
+
+// genTwoMicsVideo is genTwoMics, with a 25 fps picture first when video.
+func genTwoMicsVideo(t *testing.T, name string, channels, video bool) []byte {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	args := []string{"-v", "error", "-y",
 		"-f", "lavfi", "-i", "sine=f=440:d=10:sample_rate=44100,volume='if(between(t,0.5,3),0.3,0.0003)':eval=frame",
 		"-f", "lavfi", "-i", "sine=f=660:d=10:sample_rate=44100,volume='if(between(t,5,7.5),0.053,0.0003)':eval=frame"}
+	if video {
+		args = append(args, "-f", "lavfi", "-i", "testsrc=size=64x36:rate=25:d=10", "-map", "2:v", "-c:v", "libx264", "-preset", "ultrafast")
+	}
 	if channels {
 		args = append(args, "-filter_complex", "[0:a][1:a]join=inputs=2:channel_layout=stereo[a]", "-map", "[a]")
 	} else {
@@ -70,14 +78,15 @@ func TestTracksEndToEnd(t *testing.T) {
 	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20 })
 	for _, tc := range []struct {
 		name, file, mode, format string
-		channels                 bool
+		channels, video          bool
 	}{
-		{"mkv streams", "show.mkv", apiv1.TracksStreams, "wav", false},
-		{"mkv streams to mp3", "show.mkv", apiv1.TracksStreams, "mp3", false},
-		{"wav channels", "show.wav", apiv1.TracksChannels, "wav", true},
+		{"mkv streams", "show.mkv", apiv1.TracksStreams, "wav", false, false},
+		{"mkv streams to mp3", "show.mkv", apiv1.TracksStreams, "mp3", false, false},
+		{"wav channels", "show.wav", apiv1.TracksChannels, "wav", true, false},
+		{"obs mkv with video to mp4", "obs.mkv", apiv1.TracksStreams, "mp4", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body := genTwoMics(t, tc.file, tc.channels)
+			body := genTwoMicsVideo(t, tc.file, tc.channels, tc.video)
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)),
 				map[string]string{"X-Filename": tc.file, "X-Options": `{"preset":"podcast","tracks":"` + tc.mode + `","export":{"format":"` + tc.format + `","normalize":"none"}}`})
 			var v apiv1.Job
@@ -110,6 +119,19 @@ func TestTracksEndToEnd(t *testing.T) {
 				t.Fatalf("download: %d", resp.StatusCode)
 			}
 			d := probeSeconds(t, out, "out."+tc.format)
+			if tc.video {
+				f := filepath.Join(t.TempDir(), "out.mp4")
+				if err := os.WriteFile(f, out, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				streams, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", f).Output()
+				if err != nil {
+					t.Fatalf("ffprobe: %v", err)
+				}
+				if got := strings.Fields(string(streams)); !slices.Contains(got, "video") || !slices.Contains(got, "audio") || v.Input.Type != "video" {
+					t.Errorf("the mp4 of a video holds %v, input.type %q: want its picture and the mix", got, v.Input.Type)
+				}
+			}
 			// Host 2.5 s + guest 2.5 s, with the preset's pauses kept
 			// around them; planned on the host alone it would be 3 s.
 			if d < 4.8 || d > 7 {
