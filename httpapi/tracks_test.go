@@ -191,8 +191,10 @@ func TestTracksEndToEnd(t *testing.T) {
 
 // TestTracksRefused: a tracks value other than streams and channels is
 // refused before the upload is read (400 invalid_parameter); a file with
-// fewer than 2 of what tracks asks for fails the job with a message that
-// says so; a job of one track has no tracks in its view.
+// fewer than 2 of what tracks asks for, or more than 16, fails the job
+// with a message that says so (a stream of more than 8 channels, which
+// the decoders refuse, with unsupported_format); a job of one track has
+// no tracks in its view.
 func TestTracksRefused(t *testing.T) {
 	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20 })
 	mono := genMedia(t, "talk.wav", false)
@@ -214,10 +216,12 @@ func TestTracksRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, mode, say string
 		body                  []byte
+		code                  apiv1.ErrorCode
 	}{
-		{"one channel", "mono.wav", apiv1.TracksChannels, `the file has 1 channel`, monoWAV(t)},
-		{"one stream", "one.mkv", apiv1.TracksStreams, `the file has 1 audio stream`, oneStream},
-		{"17 streams", "s17.mkv", apiv1.TracksStreams, `at most 16 tracks`, streamsMKV(t, 17)},
+		{"one channel", "mono.wav", apiv1.TracksChannels, `the file has 1 channel`, monoWAV(t), apiv1.CodeInvalidParameter},
+		{"one stream", "one.mkv", apiv1.TracksStreams, `the file has 1 audio stream`, oneStream, apiv1.CodeInvalidParameter},
+		{"17 streams", "s17.mkv", apiv1.TracksStreams, `at most 16 tracks`, streamsMKV(t, 17), apiv1.CodeInvalidParameter},
+		{"10 channels", "c10.wav", apiv1.TracksChannels, `unsupported format`, channelsWAV(t, 10), apiv1.CodeUnsupportedFormat},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(tc.body)),
@@ -227,8 +231,8 @@ func TestTracksRefused(t *testing.T) {
 				t.Fatalf("create: %d %s", resp.StatusCode, b)
 			}
 			v, b = waitDone(t, e, v, time.Minute)
-			if v.Status != apiv1.StatusFailed || v.Error == nil || v.Error.Code != apiv1.CodeInvalidParameter || !strings.Contains(v.Error.Message, tc.say) {
-				t.Fatalf("job: %s, want failed invalid_parameter saying %q", b, tc.say)
+			if v.Status != apiv1.StatusFailed || v.Error == nil || v.Error.Code != tc.code || !strings.Contains(v.Error.Message, tc.say) {
+				t.Fatalf("job: %s, want failed %s saying %q", b, tc.code, tc.say)
 			}
 			if len(v.Tracks) != 0 {
 				t.Errorf("a failed job lists tracks %+v", v.Tracks)
@@ -294,6 +298,26 @@ func streamsMKV(t *testing.T, n int) []byte {
 		args = append(args, "-map", "0:a")
 	}
 	if b, err := exec.Command("ffmpeg", append(args, "-c:a", "pcm_s16le", p)...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// channelsWAV is a 1 s WAV of n channels, each the same tone.
+func channelsWAV(t *testing.T, n int) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "many.wav")
+	var labels strings.Builder
+	for i := range n {
+		fmt.Fprintf(&labels, "[a%d]", i)
+	}
+	graph := fmt.Sprintf("[0:a]asplit=%d%s;%samerge=inputs=%d[o]", n, labels.String(), labels.String(), n)
+	if b, err := exec.Command("ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=d=1:sample_rate=8000",
+		"-filter_complex", graph, "-map", "[o]", "-c:a", "pcm_s16le", p).CombinedOutput(); err != nil {
 		t.Fatalf("ffmpeg: %v: %s", err, b)
 	}
 	b, err := os.ReadFile(p)

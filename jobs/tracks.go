@@ -86,6 +86,8 @@ func (r *run) analyzeTracks(ctx context.Context, in *original) (*dsp.Analysis, e
 		return nil, fail(withClientMessage(fmt.Errorf("%w: tracks %q: %w", plan.ErrInvalidParams, rec.TracksMode, err),
 			fmt.Sprintf("tracks %q: the file has more than %d %s; at most %d tracks", rec.TracksMode, apiv1.MaxTracks, rec.TracksMode, apiv1.MaxTracks)))
 	case errors.Is(err, dsp.ErrUnsupportedFormat):
+		// (A stream of more than dsp.MaxChannels channels too: a failed
+		// job's unsupported_format shows its fixed message.)
 		return nil, fail(err)
 	case err != nil:
 		return nil, fmt.Errorf("list the tracks: %w", err)
