@@ -87,6 +87,35 @@ type Options struct {
 	// two or three letters; "fr-CA" is taken as "fr"); absent or "" lets
 	// the engine detect it where it can.
 	Language *string `json:"language,omitempty"`
+	// Tracks says that the file is a recording of several tracks, one
+	// microphone per person, aligned from 0: "streams" takes each audio
+	// stream as a track (OBS's MKV, MP4, MOV), "channels" each channel of
+	// the first audio stream. Absent or "" takes the file as one track.
+	// The plan cuts only where nobody speaks; the output is the tracks'
+	// mix. 2 to MaxTracks tracks.
+	Tracks string `json:"tracks,omitempty"`
+}
+
+// Ways a file holds the tracks of a recording (Options.Tracks).
+const (
+	TracksStreams  = "streams"
+	TracksChannels = "channels"
+)
+
+// MaxTracks is the most tracks a job's recording may have.
+const MaxTracks = 16
+
+// Track is one track of a job's recording (Job.Tracks): which stream of
+// the file it is and, in "channels" mode, which channel of the first
+// stream (both from 0), and what its analysis found.
+type Track struct {
+	Index      int      `json:"index"`
+	Stream     int      `json:"stream"`
+	Channel    *int     `json:"channel,omitempty"`
+	Duration   float64  `json:"duration"`   // seconds
+	SampleRate int      `json:"sampleRate"` // Hz
+	Channels   int      `json:"channels"`
+	Loudness   *float64 `json:"loudnessLufs,omitempty"` // integrated, the whole track
 }
 
 // CreateFromURL is the JSON body that asks the server to download the media.
@@ -318,6 +347,10 @@ type Job struct {
 	CreatedAt  time.Time   `json:"createdAt"`
 	UpdatedAt  time.Time   `json:"updatedAt"`
 	Timelines  *Timelines  `json:"timelines"`
+	// Tracks lists the tracks of a job created with options.tracks, in
+	// order (absent for a job of one track). TracksMode is that option.
+	TracksMode string  `json:"tracksMode,omitempty"`
+	Tracks     []Track `json:"tracks,omitempty"`
 }
 
 // MarshalJSON writes the job with warnings as an array, [] when empty

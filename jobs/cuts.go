@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -30,8 +31,8 @@ const sameCutTolerance = 0.0005
 // cuts (checked against the input's duration, rec.Cuts then holding the
 // checked list). rec.Warnings gets the analysis's warnings as they hold
 // for the plan.
-func (m *Manager) makePlan(a *dsp.Analysis, rec *record) (*plan.Plan, error) {
-	detected, err := m.engine.Plan(a, rec.Params, fillerCuts(rec))
+func (m *Manager) makePlan(ctx context.Context, a *dsp.Analysis, rec *record) (*plan.Plan, error) {
+	detected, err := m.planFor(ctx, rec, a, rec.Params, fillerCuts(rec))
 	if rec.Cuts == nil {
 		rec.Warnings = plan.Warnings(a.Warnings, detected)
 		return detected, err

@@ -29,6 +29,9 @@ func CheckOptions(o apiv1.Options) error {
 	if _, err := language(o.Language); err != nil {
 		return err
 	}
+	if err := checkTracksMode(o.Tracks); err != nil {
+		return err
+	}
 	return CheckExport(o.Export)
 }
 

@@ -162,6 +162,9 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTracksMode(o.Tracks); err != nil {
+		return nil, err
+	}
 	name := req.Name
 	if name == "" {
 		name = "input"
@@ -211,7 +214,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 		Input:     apiv1.Input{Name: name, Type: inputType},
 		Container: container, Preset: o.Preset, Params: params, Export: export,
 		Transcribe: wantTranscribe, Language: lang, AutoExport: o.AutoExport == nil || *o.AutoExport,
-		OriginalKey: key,
+		OriginalKey: key, TracksMode: o.Tracks,
 	}
 	rec.Render = rec.AutoExport
 	if wantTranscribe {
@@ -444,7 +447,7 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		if err != nil {
 			return nil, err
 		}
-		newPlan, err = m.makePlan(a, rec)
+		newPlan, err = m.makePlan(ctx, a, rec)
 		if err != nil {
 			return nil, err
 		}
@@ -536,6 +539,12 @@ func (m *Manager) Delete(ctx context.Context, owner, id string) (err error) {
 	m.deleteBlobs(context.WithoutCancel(ctx), rec.OriginalKey, rec.AnalysisKey, rec.OutputKey)
 	if rec.AnalysisKey != "" {
 		m.cache.drop(rec.AnalysisKey)
+	}
+	for _, t := range rec.Tracks {
+		if t.AnalysisKey != rec.AnalysisKey {
+			m.deleteBlobs(context.WithoutCancel(ctx), t.AnalysisKey)
+			m.cache.drop(t.AnalysisKey)
+		}
 	}
 	return nil
 }
@@ -689,7 +698,7 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 	if err != nil {
 		return nil, err
 	}
-	pl, err := m.engine.Plan(a, p, fillerCuts(rec))
+	pl, err := m.planFor(ctx, rec, a, p, fillerCuts(rec))
 	if err != nil {
 		return nil, err
 	}
@@ -718,8 +727,12 @@ func (m *Manager) Envelope(ctx context.Context, owner, id string, q EnvelopeQuer
 	if err != nil {
 		return nil, err
 	}
-	i, j := window(a.Envelope.FrameSec, len(a.Envelope.RMSDb), q.From, q.To)
-	fs, lv := downsample(a.Envelope.FrameSec, a.Envelope.RMSDb[i:j], q.Points)
+	rms, err := m.envelopeLevels(ctx, rec, a)
+	if err != nil {
+		return nil, err
+	}
+	i, j := window(a.Envelope.FrameSec, len(rms), q.From, q.To)
+	fs, lv := downsample(a.Envelope.FrameSec, rms[i:j], q.Points)
 	return &Envelope{Start: float64(i) * a.Envelope.FrameSec, FrameSec: fs, Levels: lv,
 		NoiseFloorDb: a.NoiseFloorDb, SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,13 +62,14 @@ func (w *orphanWorker) Work(ctx context.Context, _ *river.Job[orphanArgs]) error
 //
 //	originals/<id>                  the upload (written before the record exists)
 //	analyses/<id>.bin               the analysis (the record learns the key when the run ends)
+//	analyses/<id>.track<k>.bin      track k's analysis of a job of several tracks (k from 1; track 0's is <id>.bin)
 //	outputs/<id>/<gen>/<name>       the rendered file of run gen
 //
 // fileblob writes each as <key>.<hex>.tmp first and renames it at the
 // end; on object storage an unfinished write is an incomplete multipart
 // upload of the key.
 var (
-	keyRe     = regexp.MustCompile(`^(originals|analyses|outputs)/(job_[a-z2-7]+)(?:\.bin|/(\d+)/[^/]+)?$`)
+	keyRe     = regexp.MustCompile(`^(originals|analyses|outputs)/(job_[a-z2-7]+)(?:(?:\.track\d+)?\.bin|/(\d+)/[^/]+)?$`)
 	tmpSuffix = regexp.MustCompile(`\.[0-9a-f]+\.tmp$`)
 )
 
@@ -91,7 +93,7 @@ func parseKey(key string) (k objectKey, ok bool) {
 	k.kind, k.id = m[1], m[2]
 	switch {
 	case k.kind == "originals" && key != "originals/"+k.id,
-		k.kind == "analyses" && key != "analyses/"+k.id+".bin",
+		k.kind == "analyses" && !strings.HasSuffix(key, ".bin"),
 		k.kind == "outputs" && m[3] == "":
 		return k, false
 	}
@@ -116,7 +118,7 @@ func orphan(key string, k objectKey, rec *record) bool {
 	case "originals":
 		return key != rec.OriginalKey || rec.OriginalExpired
 	case "analyses":
-		return key != rec.AnalysisKey && !busy
+		return key != rec.AnalysisKey && !slices.ContainsFunc(rec.Tracks, func(t trackRecord) bool { return t.AnalysisKey == key }) && !busy
 	case "outputs":
 		return key != rec.OutputKey && !(busy && k.gen == rec.Gen)
 	}

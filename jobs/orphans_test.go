@@ -27,6 +27,8 @@ func TestParseKeyAndOrphan(t *testing.T) {
 	busy := &record{ID: id, Status: apiv1.StatusRendering, Gen: 4, OriginalKey: "originals/" + id,
 		AnalysisKey: "analyses/" + id + ".bin", OutputKey: ""}
 	analysing := &record{ID: id, Status: apiv1.StatusAnalyzing, Gen: 1, OriginalKey: "originals/" + id}
+	tracks := &record{ID: id, Status: apiv1.StatusDone, Gen: 1, OriginalKey: "originals/" + id, AnalysisKey: "analyses/" + id + ".bin",
+		Tracks: []trackRecord{{AnalysisKey: "analyses/" + id + ".bin"}, {AnalysisKey: "analyses/" + id + ".track1.bin"}}}
 	expired := &record{ID: id, Status: apiv1.StatusDone, Gen: 1, OriginalKey: "originals/" + id, OriginalExpired: true}
 	tests := []struct {
 		key    string
@@ -45,6 +47,12 @@ func TestParseKeyAndOrphan(t *testing.T) {
 		{"analyses/" + id + ".bin", nil, true, true},
 		{"analyses/" + id + ".bin", expired, true, true},
 		{"analyses/" + id + ".bin.7f.tmp", busy, true, false},
+		{"analyses/" + id + ".track1.bin", tracks, true, false}, // a job of several tracks' track 1
+		{"analyses/" + id + ".track2.bin", tracks, true, true},  // a track it does not have
+		{"analyses/" + id + ".track1.bin", done, true, true},
+		{"analyses/" + id + ".track1.bin", nil, true, true},
+		{"analyses/" + id + ".track1.bin", analysing, true, false},
+		{"analyses/" + id + ".trackx.bin", nil, false, false},
 		{"outputs/" + id + "/3/a-autocut.mp3", done, true, false},
 		{"outputs/" + id + "/2/a-autocut.mp3", done, true, true},  // an earlier run's
 		{"outputs/" + id + "/4/a-autocut.mp3", busy, true, false}, // the running run's

@@ -56,6 +56,11 @@ type record struct {
 	OutputKey       string `json:"outputKey,omitempty"`
 	OriginalExpired bool   `json:"originalExpired,omitempty"`
 	OutputExpired   bool   `json:"outputExpired,omitempty"`
+
+	// TracksMode is options.tracks; Tracks the tracks once analysed
+	// (none for a job of one track).
+	TracksMode string        `json:"tracksMode,omitempty"`
+	Tracks     []trackRecord `json:"tracks,omitempty"`
 }
 
 const recordCols = store.JobColumns

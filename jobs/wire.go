@@ -81,6 +81,7 @@ func (r *record) job() *apiv1.Job {
 		Transcribe: r.Transcribe, Language: r.Language, AutoExport: r.AutoExport,
 		Plan: wirePlan(r.Plan), Warnings: slices.Clone(r.Warnings), Transcript: wireTranscript(r.Transcript), Error: r.Error,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		TracksMode: r.TracksMode, Tracks: wireTracks(r.Tracks),
 	}
 	if r.Input.Duration != nil {
 		d := *r.Input.Duration

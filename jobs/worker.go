@@ -253,7 +253,11 @@ func (r *run) do(ctx context.Context) error {
 			return err
 		}
 		start := time.Now()
-		a, err = r.analyze(ctx, in, needTranscript || rec.Render)
+		if rec.TracksMode != "" {
+			a, err = r.analyzeTracks(ctx, in)
+		} else {
+			a, err = r.analyze(ctx, in, needTranscript || rec.Render)
+		}
 		if err != nil {
 			return err
 		}
@@ -278,7 +282,7 @@ func (r *run) do(ctx context.Context) error {
 		r.phase++
 	}
 
-	p, err := m.makePlan(a, rec)
+	p, err := m.makePlan(ctx, a, rec)
 	if errors.Is(err, plan.ErrNothingToKeep) || errors.Is(err, plan.ErrInvalidParams) || errors.Is(err, apiv1.ErrTooManyCuts) {
 		return fail(err)
 	}
@@ -459,7 +463,11 @@ func (r *run) render(ctx context.Context, input, dir string, a *dsp.Analysis, p 
 		renderErr error
 	)
 	err := r.put(ctx, key, func(w io.Writer) error {
-		res, renderErr = m.engine.Render(ctx, input, a, p, rec.Export, w, dir, r.progressFunc(ctx))
+		if len(rec.Tracks) > 0 {
+			res, renderErr = m.renderTracks(ctx, rec, input, p, w, dir, r.progressFunc(ctx))
+		} else {
+			res, renderErr = m.engine.Render(ctx, input, a, p, rec.Export, w, dir, r.progressFunc(ctx))
+		}
 		return renderErr
 	}, &blob.WriterOptions{ContentType: transcode.ContentType(transcode.ContainerOf(rec.Export.Format)),
 		ContentDisposition: fmt.Sprintf("attachment; filename=%q", name)})
