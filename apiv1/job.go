@@ -73,6 +73,9 @@ type ExportInput struct {
 	Denoise    *bool   `json:"denoise,omitempty"`
 	Rumble     *bool   `json:"rumble,omitempty"`
 	CutFillers *bool   `json:"cutFillers,omitempty"`
+	// GateBleed turns each track of a job of several tracks down outside
+	// its own voice in the mix (its bleed of the others); extension.
+	GateBleed *bool `json:"gateBleed,omitempty"`
 }
 
 // Options are the option fields of both creation forms: the JSON body with
@@ -165,6 +168,8 @@ type Export struct {
 	Denoise    bool   `json:"denoise"`
 	Rumble     bool   `json:"rumble"`
 	CutFillers bool   `json:"cutFillers"`
+	// GateBleed: see ExportInput; absent when false (jobs of one track).
+	GateBleed bool `json:"gateBleed,omitempty"`
 }
 
 // Input describes a job's input.

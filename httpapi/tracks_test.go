@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -325,4 +327,113 @@ func channelsWAV(t *testing.T, n int) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestTracksGateBleed: with export.gateBleed each track of the mix is
+// turned down outside its own voice. What the gate takes out of the mix
+// (the mix without it less the mix with it) is the bleed: in each
+// speaker's turn it stands about 15 dB under the mix (the bleed's level),
+// never at the mix's own level, which it would if a voice were gated.
+func TestTracksGateBleed(t *testing.T) {
+	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20 })
+	body := bleedMics(t)
+	render := func(gate bool) []float32 {
+		t.Helper()
+		opts := fmt.Sprintf(`{"preset":"podcast","tracks":"streams","export":{"format":"wav","normalize":"none","gateBleed":%v}}`, gate)
+		resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)), map[string]string{"X-Filename": "show.mkv", "X-Options": opts})
+		var v apiv1.Job
+		if resp.StatusCode != 202 || json.Unmarshal(b, &v) != nil {
+			t.Fatalf("create: %d %s", resp.StatusCode, b)
+		}
+		v, b = waitDone(t, e, v, 2*time.Minute)
+		if v.Status != apiv1.StatusDone || v.Export.GateBleed != gate {
+			t.Fatalf("job (gateBleed %v): %s", gate, b)
+		}
+		resp, out := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download", proKey, nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("download: %d", resp.StatusCode)
+		}
+		return monoSamples(t, out)
+	}
+	// On a job of one track there is nothing to gate: refused.
+	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)),
+		map[string]string{"X-Filename": "show.mkv", "X-Options": `{"export":{"gateBleed":true}}`})
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "invalid_parameter") || !strings.Contains(string(b), "gateBleed") {
+		t.Errorf("gateBleed without tracks: %d %s, want 400 invalid_parameter", resp.StatusCode, b)
+	}
+	plain, gated := render(false), render(true)
+	if len(plain) != len(gated) {
+		t.Fatalf("the mixes last %d and %d samples: the gate must not move a cut", len(plain), len(gated))
+	}
+	const win = 2205 // 50 ms at 44.1 kHz
+	var ratios []float64
+	worst := math.Inf(-1)
+	for i := 0; i+win <= len(plain); i += win {
+		var pe, de float64
+		for _, x := range plain[i : i+win] {
+			pe += float64(x) * float64(x)
+		}
+		for j := i; j < i+win; j++ {
+			d := float64(plain[j] - gated[j])
+			de += d * d
+		}
+		if 10*math.Log10(pe/win+1e-20) < -40 {
+			continue // nobody speaks: nothing to compare
+		}
+		r := 10 * math.Log10((de+1e-20)/pe)
+		ratios = append(ratios, r)
+		worst = max(worst, r)
+	}
+	if len(ratios) < 40 {
+		t.Fatalf("%d windows of speech in the mix, want both turns (2 x 2.5 s)", len(ratios))
+	}
+	slices.Sort(ratios)
+	median := ratios[len(ratios)/2]
+	t.Logf("what the gate took out, against the mix, over %d windows of 50 ms: median %.1f dB, worst %.1f dB", len(ratios), median, worst)
+	if median < -19 || median > -11 {
+		t.Errorf("the gate took out %.1f dB under the mix at the median, want the bleed's -15 dB (±4)", median)
+	}
+	if worst > -6 {
+		t.Errorf("in one 50 ms window the gate took out %.1f dB against the mix: a voice was turned down", worst)
+	}
+}
+
+// bleedMics is a 10 s recording of two microphones, one per stream: the
+// host (440 Hz) over [0.5, 3), the guest (660 Hz) over [5, 7.5), each as
+// loud on its own track and heard on the other's 15 dB down.
+func bleedMics(t *testing.T) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "show.mkv")
+	track := func(own, other string) string {
+		return fmt.Sprintf("aevalsrc=exprs='0.3*%s+0.0534*%s+0.0003*sin(2*PI*550*t)':s=44100:d=10", own, other)
+	}
+	host, guest := "between(t,0.5,3)*sin(2*PI*440*t)", "between(t,5,7.5)*sin(2*PI*660*t)"
+	args := []string{"-v", "error", "-y", "-f", "lavfi", "-i", track(host, guest), "-f", "lavfi", "-i", track(guest, host),
+		"-map", "0:a", "-map", "1:a", "-c:a", "pcm_s16le", p}
+	if b, err := exec.Command("ffmpeg", args...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// monoSamples decodes a file's bytes to mono float samples with ffmpeg.
+func monoSamples(t *testing.T, body []byte) []float32 {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(f, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := exec.Command("ffmpeg", "-v", "error", "-i", f, "-f", "f32le", "-ac", "1", "-").Output()
+	if err != nil {
+		t.Fatalf("ffmpeg: %v", err)
+	}
+	out := make([]float32, len(raw)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return out
 }

@@ -99,6 +99,18 @@ func applyExport(e *apiv1.Export, in *apiv1.ExportInput) error {
 	if in.CutFillers != nil {
 		e.CutFillers = *in.CutFillers
 	}
+	if in.GateBleed != nil {
+		e.GateBleed = *in.GateBleed
+	}
+	return nil
+}
+
+// checkGate refuses export.gateBleed on a job of one track: there is no
+// other track whose voice could leak into it.
+func checkGate(e apiv1.Export, tracksMode string) error {
+	if e.GateBleed && tracksMode == "" {
+		return invalid("export.gateBleed needs a recording of several tracks (options.tracks \"streams\" or \"channels\")")
+	}
 	return nil
 }
 
@@ -163,6 +175,9 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest, media io.Reader
 		return nil, err
 	}
 	if err := checkTracksMode(o.Tracks); err != nil {
+		return nil, err
+	}
+	if err := checkGate(export, o.Tracks); err != nil {
 		return nil, err
 	}
 	name := req.Name
@@ -417,6 +432,9 @@ func (m *Manager) Update(ctx context.Context, owner, id string, p apiv1.Patch) (
 		return nil, err
 	}
 	if err := checkFormatFor(rec.Input.Type, rec.Export.Format); err != nil {
+		return nil, err
+	}
+	if err := checkGate(rec.Export, rec.TracksMode); err != nil {
 		return nil, err
 	}
 	if action == "" && rec.AutoExport && (p.Params != nil || p.Export != nil || p.Cuts != nil || p.Fillers != nil) {

@@ -34,8 +34,10 @@ type TracksEngine interface {
 	AnalyzeTrack(ctx context.Context, t dsp.TrackRef, progress dsp.Progress) (*dsp.Analysis, error)
 	// PlanTracks makes the plan of the tracks' analyses (aligned from 0).
 	PlanTracks(as []*dsp.Analysis, p plan.Params, extra []plan.Cut) (*plan.Plan, error)
-	// RenderTracks writes the mix of the tracks cut by p to w (as Render).
-	RenderTracks(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, p *plan.Plan, e apiv1.Export, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error)
+	// RenderTracks writes the mix of the tracks cut by p to w (as Render),
+	// each track k turned down outside owned[k] when owned is not nil
+	// (export.gateBleed).
+	RenderTracks(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, p *plan.Plan, e apiv1.Export, owned [][]plan.Range, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error)
 }
 
 // trackRecord is one track of a job, as stored: which part of the
@@ -194,7 +196,16 @@ func (m *Manager) renderTracks(ctx context.Context, rec *record, input string, p
 		refs[k] = t.Ref
 		refs[k].Path = input
 	}
-	return te.RenderTracks(ctx, refs, as, p, rec.Export, w, dir, progress)
+	var owned [][]plan.Range
+	if rec.Export.GateBleed {
+		// Each track's own voice, told from the others' bleed with the
+		// job's parameters (not the plan's, whose threshold is the first
+		// track's).
+		if owned, err = plan.OwnedSpeech(as, rec.Params); err != nil {
+			return nil, err
+		}
+	}
+	return te.RenderTracks(ctx, refs, as, p, rec.Export, owned, w, dir, progress)
 }
 
 // envelopeLevels is the RMS level per frame the envelope shows: the
@@ -259,13 +270,16 @@ func (libEngine) PlanTracks(as []*dsp.Analysis, p plan.Params, extra []plan.Cut)
 
 // RenderTracks renders the mix into a file in dir (transcode.RenderTracks)
 // and copies it to w.
-func (libEngine) RenderTracks(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, p *plan.Plan, e apiv1.Export, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error) {
+func (libEngine) RenderTracks(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, p *plan.Plan, e apiv1.Export, owned [][]plan.Range, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error) {
 	if len(refs) != len(as) {
 		return nil, fmt.Errorf("%w: render: %d tracks, %d analyses", plan.ErrInvalidParams, len(refs), len(as))
 	}
 	tracks := make([]transcode.Track, len(refs))
 	for k := range refs {
 		tracks[k] = transcode.Track{Ref: refs[k], Analysis: as[k]}
+		if owned != nil {
+			tracks[k].Gate, tracks[k].Owned = true, owned[k]
+		}
 	}
 	o := transcode.Options{Format: e.Format, Normalize: e.Normalize, Denoise: e.Denoise, Rumble: e.Rumble}
 	out := filepath.Join(dir, "mix"+transcode.Ext(e.Format))
