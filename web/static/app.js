@@ -377,7 +377,7 @@ function unfollow() {
   $("editor").hidden = true;
   $("downloads").textContent = "";
   $("stats").textContent = "";
-  $("cut-list").textContent = ""; delete $("cut-list").dataset.sig; $("filler-list").textContent = ""; $("fillers").hidden = true;
+  clearTimeout(state.listTimer); $("cut-list").textContent = ""; delete $("cut-list").dataset.sig; $("filler-list").textContent = ""; $("fillers").hidden = true;
   for (const id of ["job-msg", "tune-msg", "edit-msg", "apply-msg", "listen-note", "levels"]) say(id, "");
   const c = $("wave"); c.getContext("2d").clearRect(0, 0, c.width, c.height); delete c.dataset.cuts; delete c.dataset.final;
   $("job").hidden = true;
@@ -632,7 +632,11 @@ function changed() {
   stats([["Original", clock(dur)], ["Final", state.previewBad ? "—" : clock(dur - cut)],
     ["Saved", state.previewBad ? "—" : `${clock(cut)} (${dur > 0 ? ((100 * cut) / dur).toFixed(1) : "0.0"}%)`], ["Cuts", state.previewBad ? "—" : String(c.length)]]);
   $("cuts-box").hidden = state.previewBad;
-  keepFocus("#cut-list", cutList);
+  // The list of every cut (hundreds on a long file) is built at once only
+  // while it is open; closed, just after the waveform is drawn.
+  clearTimeout(state.listTimer);
+  if ($("cuts-box").open) keepFocus("#cut-list", cutList);
+  else state.listTimer = setTimeout(cutList, 0);
   $("undo").disabled = state.undo.length === 0;
   const nothing = dur - cut < 0.05;
   const busy = state.job.status !== "done" && state.job.status !== "failed";
@@ -1714,6 +1718,7 @@ $("rate").onchange = () => { if (state.media) { state.media.playbackRate = state
 $("listen-before").onclick = () => setListen("before");
 $("listen-after").onclick = () => setListen("after");
 $("refresh").onclick = guard("list-msg", refreshList);
+$("cuts-box").addEventListener("toggle", () => { if ($("cuts-box").open && state.env) { clearTimeout(state.listTimer); cutList(); } });
 const wave = $("wave");
 wave.addEventListener("pointerdown", pointerDown);
 wave.addEventListener("pointermove", pointerMove);
