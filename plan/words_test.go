@@ -2,16 +2,16 @@ package plan
 
 import (
 	"bufio"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autocut-dev/autocut/internal/align"
 
 	"github.com/autocut-dev/autocut/internal/realdata"
 	"github.com/autocut-dev/autocut/internal/testtier"
@@ -27,86 +27,25 @@ type timedWord struct {
 // pauses, noises.
 var notWords = map[string]bool{"": true, "#": true, "+": true, "*": true, "sil": true, "sp": true, "spn": true, "<eps>": true, "@": true, "dummy": true}
 
-// readTextGrid returns the intervals of tier "words" of a Praat TextGrid in
-// the short or the long text format (whose values come in the same order
-// once the long format's names are left out).
-func readTextGrid(path string) ([]timedWord, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var vals []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasSuffix(line, ":") {
-			continue
-		}
-		if i := strings.LastIndex(line, "= "); i >= 0 {
-			line = strings.TrimSpace(line[i+2:])
-		}
-		vals = append(vals, strings.Trim(line, `"`))
-	}
-	for i := 0; i+4 < len(vals); i++ {
-		if vals[i] != "IntervalTier" || !strings.EqualFold(vals[i+1], "words") {
-			continue
-		}
-		n, err := strconv.Atoi(vals[i+4])
-		if err != nil || i+5+3*n > len(vals) {
-			return nil, fmt.Errorf("%s: tier words: bad interval count %q", path, vals[i+4])
-		}
-		var out []timedWord
-		for k := 0; k < n; k++ {
-			a, err1 := strconv.ParseFloat(vals[i+5+3*k], 64)
-			b, err2 := strconv.ParseFloat(vals[i+6+3*k], 64)
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("%s: interval %d: %v %v", path, k, err1, err2)
-			}
-			out = append(out, timedWord{vals[i+7+3*k], a, b})
-		}
-		return out, nil
-	}
-	return nil, errNoWords
-}
+// readTextGrid returns the intervals of tier "words" of a Praat TextGrid.
+func readTextGrid(path string) ([]timedWord, error) { return timedWords(align.TextGridFile(path)) }
 
 // errNoWords: the alignment has no word tier (an utterance-level one).
-var errNoWords = errors.New("no word tier")
+var errNoWords = align.ErrNoWords
 
 // readXRA returns the annotations of tier TokensAlign of a SPPAS XRA file.
-func readXRA(path string) ([]timedWord, error) {
-	b, err := os.ReadFile(path)
+func readXRA(path string) ([]timedWord, error) { return timedWords(align.XRAFile(path)) }
+
+// timedWords converts an alignment's words.
+func timedWords(ws []align.Word, err error) ([]timedWord, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc struct {
-		Tiers []struct {
-			Name        string `xml:"tiername,attr"`
-			Annotations []struct {
-				Begin struct {
-					Mid float64 `xml:"midpoint,attr"`
-				} `xml:"Location>Interval>Begin"`
-				End struct {
-					Mid float64 `xml:"midpoint,attr"`
-				} `xml:"Location>Interval>End"`
-				Tags []string `xml:"Label>Tag"`
-			} `xml:"Annotation"`
-		} `xml:"Tier"`
+	out := make([]timedWord, len(ws))
+	for i, w := range ws {
+		out[i] = timedWord{w.Text, w.Start, w.End}
 	}
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for _, t := range doc.Tiers {
-		if t.Name != "TokensAlign" {
-			continue
-		}
-		var out []timedWord
-		for _, a := range t.Annotations {
-			out = append(out, timedWord{strings.Join(a.Tags, " "), a.Begin.Mid, a.End.Mid})
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("%s: no tier TokensAlign", path)
+	return out, nil
 }
 
 // wordRecording is a recording of the split with its word alignment.

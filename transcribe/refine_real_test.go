@@ -1,9 +1,7 @@
 package transcribe
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/xml"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -12,9 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autocut-dev/autocut/internal/align"
 
 	"github.com/autocut-dev/autocut/internal/realdata"
 	"github.com/autocut-dev/autocut/internal/testtier"
@@ -115,81 +114,22 @@ func loadAligned(t *testing.T) []alignedClip {
 }
 
 // readTextGridWords returns the intervals of tier "words" of a Praat
-// TextGrid (short or long text format).
-func readTextGridWords(path string) ([]labToken, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var vals []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasSuffix(line, ":") {
-			continue
-		}
-		if i := strings.LastIndex(line, "= "); i >= 0 {
-			line = strings.TrimSpace(line[i+2:])
-		}
-		vals = append(vals, strings.Trim(line, `"`))
-	}
-	for i := 0; i+4 < len(vals); i++ {
-		if vals[i] != "IntervalTier" || !strings.EqualFold(vals[i+1], "words") {
-			continue
-		}
-		n, err := strconv.Atoi(vals[i+4])
-		if err != nil || i+5+3*n > len(vals) {
-			return nil, fmt.Errorf("%s: tier words: bad interval count %q", path, vals[i+4])
-		}
-		var out []labToken
-		for k := 0; k < n; k++ {
-			a, err1 := strconv.ParseFloat(vals[i+5+3*k], 64)
-			b, err2 := strconv.ParseFloat(vals[i+6+3*k], 64)
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("%s: interval %d: %v %v", path, k, err1, err2)
-			}
-			out = append(out, labToken{text: vals[i+7+3*k], start: a, end: b})
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("%s: no tier words", path)
-}
+// TextGrid.
+func readTextGridWords(path string) ([]labToken, error) { return labTokens(align.TextGridFile(path)) }
 
 // readXRATokens returns the annotations of tier TokensAlign of a SPPAS XRA file.
-func readXRATokens(path string) ([]labToken, error) {
-	b, err := os.ReadFile(path)
+func readXRATokens(path string) ([]labToken, error) { return labTokens(align.XRAFile(path)) }
+
+// labTokens converts an alignment's words.
+func labTokens(ws []align.Word, err error) ([]labToken, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc struct {
-		Tiers []struct {
-			Name        string `xml:"tiername,attr"`
-			Annotations []struct {
-				Begin struct {
-					Mid float64 `xml:"midpoint,attr"`
-				} `xml:"Location>Interval>Begin"`
-				End struct {
-					Mid float64 `xml:"midpoint,attr"`
-				} `xml:"Location>Interval>End"`
-				Tags []string `xml:"Label>Tag"`
-			} `xml:"Annotation"`
-		} `xml:"Tier"`
+	out := make([]labToken, len(ws))
+	for i, w := range ws {
+		out[i] = labToken{text: w.Text, start: w.Start, end: w.End}
 	}
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for _, t := range doc.Tiers {
-		if t.Name != "TokensAlign" {
-			continue
-		}
-		var out []labToken
-		for _, a := range t.Annotations {
-			out = append(out, labToken{text: strings.Join(a.Tags, " "), start: a.Begin.Mid, end: a.End.Mid})
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("%s: no tier TokensAlign", path)
+	return out, nil
 }
 
 // How synthWhisper treats a filler.
