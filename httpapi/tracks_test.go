@@ -199,9 +199,12 @@ func TestTracksEndToEnd(t *testing.T) {
 // no tracks in its view.
 func TestTracksRefused(t *testing.T) {
 	e := managerEnv(t, func(c *jobs.Config) { c.Engine = nil; c.MaxInputBytes = 64 << 20 })
-	mono := genMedia(t, "talk.wav", false)
+	// Refused on its headers, before a byte of the body is read: a body of a
+	// few bytes, so that the client has sent it all when the answer closes
+	// the connection (a client still sending a large one may get a reset
+	// in place of the answer, as documented for drainUpload).
 	for _, bad := range []string{"files", "stream", "Streams", "2"} {
-		resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(mono)),
+		resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF...."),
 			map[string]string{"X-Filename": "talk.wav", "X-Options": `{"tracks":"` + bad + `"}`})
 		var eb apiv1.ErrorBody
 		if resp.StatusCode != 400 || json.Unmarshal(b, &eb) != nil || eb.Code != apiv1.CodeInvalidParameter || !strings.Contains(eb.Error, "tracks") {
@@ -243,6 +246,7 @@ func TestTracksRefused(t *testing.T) {
 	}
 
 	// One track: the view is v1's, without tracks.
+	mono := genMedia(t, "talk.wav", false)
 	resp, b = e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(mono)),
 		map[string]string{"X-Filename": "talk.wav", "X-Options": `{"export":{"format":"wav"}}`})
 	var v apiv1.Job
@@ -355,8 +359,9 @@ func TestTracksGateBleed(t *testing.T) {
 		}
 		return monoSamples(t, out)
 	}
-	// On a job of one track there is nothing to gate: refused.
-	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader(string(body)),
+	// On a job of one track there is nothing to gate: refused before the
+	// body is read (so a body of a few bytes, see TestTracksRefused).
+	resp, b := e.call(t, "POST", "/api/v1/jobs", proKey, strings.NewReader("RIFF...."),
 		map[string]string{"X-Filename": "show.mkv", "X-Options": `{"export":{"gateBleed":true}}`})
 	if resp.StatusCode != 400 || !strings.Contains(string(b), "invalid_parameter") || !strings.Contains(string(b), "gateBleed") {
 		t.Errorf("gateBleed without tracks: %d %s, want 400 invalid_parameter", resp.StatusCode, b)
