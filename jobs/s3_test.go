@@ -88,6 +88,12 @@ func TestFlowOnS3(t *testing.T) {
 	if _, err := io.ReadFull(d, part); err != nil || string(part) != string(all[3:7]) {
 		t.Fatalf("seek and read: %q, %v", part, err)
 	}
+	// A job is done before its run's deferred clean-up ends: Stop waits
+	// for every run, then no scratch copy may be left.
+	d.Close()
+	if err := m.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
 	ents, _ := os.ReadDir(filepath.Join(dir, "scratch"))
 	if len(ents) != 0 {
 		t.Errorf("scratch copies left behind: %d entries", len(ents))
