@@ -437,4 +437,8 @@ type Envelope struct {
 	NoiseFloorDb  float64   `json:"noiseFloorDb"`
 	SpeechLevelDb float64   `json:"speechLevelDb"`
 	ThresholdDb   float64   `json:"thresholdDb"`
+	// Tracks holds, for a job of several tracks (options.tracks), each
+	// track's levels over the same frames as Levels, which is the loudest
+	// of them; absent for a job of one track.
+	Tracks [][]float64 `json:"tracks,omitempty"`
 }

@@ -528,5 +528,12 @@ func (s *server) envelope(w http.ResponseWriter, r *http.Request, ps httprouter.
 	for i, l := range env.Levels {
 		out.Levels[i] = level(float64(l))
 	}
+	for _, t := range env.Tracks {
+		lv := make([]float64, len(t))
+		for i, l := range t {
+			lv[i] = level(float64(l))
+		}
+		out.Tracks = append(out.Tracks, lv)
+	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -187,6 +187,26 @@ func TestTracksEndToEnd(t *testing.T) {
 			if guest < pause+30 {
 				t.Errorf("envelope: the guest's turn at %.1f dB or more, the pause up to %.1f dB: want the turn 30 dB above", guest, pause)
 			}
+			// Each track's own levels come beside them, over the same
+			// frames: the host's turn on track 0 only, the guest's on
+			// track 1 only (each 30 dB over the other track there).
+			all, tracks := e.envelope(t, v.ID, 0, 0)
+			if len(tracks) != 2 || len(tracks[0]) != len(all) || len(tracks[1]) != len(all) {
+				t.Fatalf("envelope tracks: %d of lengths %v, want 2 of %d", len(tracks), lens(tracks), len(all))
+			}
+			for i := range all {
+				if m := max(tracks[0][i], tracks[1][i]); m != all[i] {
+					t.Fatalf("envelope level %d: %.2f, want the louder track's %.2f", i, all[i], m)
+				}
+			}
+			_, host := e.envelope(t, v.ID, 1, 2.5)
+			_, guestTurn := e.envelope(t, v.ID, 5.5, 7)
+			if h, g := slices.Min(host[0]), slices.Max(host[1]); h < g+30 {
+				t.Errorf("envelope tracks, host's turn: host at %.1f dB or more, guest up to %.1f: want 30 dB apart", h, g)
+			}
+			if g, h := slices.Min(guestTurn[1]), slices.Max(guestTurn[0]); g < h+30 {
+				t.Errorf("envelope tracks, guest's turn: guest at %.1f dB or more, host up to %.1f: want 30 dB apart", g, h)
+			}
 		})
 	}
 }
@@ -277,14 +297,32 @@ func monoWAV(t *testing.T) []byte {
 // envelopeLevels GETs a job's envelope levels over [from, to] s.
 func (e *testEnv) envelopeLevels(t *testing.T, id string, from, to float64) []float64 {
 	t.Helper()
-	resp, b := e.call(t, "GET", fmt.Sprintf("/api/v1/jobs/%s/envelope?from=%g&to=%g", id, from, to), proKey, nil, nil)
-	var env struct {
-		Levels []float64 `json:"levels"`
+	lv, _ := e.envelope(t, id, from, to)
+	return lv
+}
+
+// envelope GETs a job's envelope over [from, to] s (the whole file when to
+// is 0): its levels and its tracks' levels.
+func (e *testEnv) envelope(t *testing.T, id string, from, to float64) ([]float64, [][]float64) {
+	t.Helper()
+	path := fmt.Sprintf("/api/v1/jobs/%s/envelope", id)
+	if to > 0 {
+		path += fmt.Sprintf("?from=%g&to=%g", from, to)
 	}
+	resp, b := e.call(t, "GET", path, proKey, nil, nil)
+	var env apiv1.Envelope
 	if resp.StatusCode != 200 || json.Unmarshal(b, &env) != nil || len(env.Levels) == 0 {
 		t.Fatalf("envelope: %d %s", resp.StatusCode, b)
 	}
-	return env.Levels
+	return env.Levels, env.Tracks
+}
+
+func lens(x [][]float64) []int {
+	out := make([]int, len(x))
+	for i, v := range x {
+		out[i] = len(v)
+	}
+	return out
 }
 
 func (e *testEnv) envelopeMin(t *testing.T, id string, from, to float64) float64 {

@@ -724,8 +724,8 @@ func (m *Manager) Preview(ctx context.Context, owner, id string, in apiv1.Params
 }
 
 // Envelope returns about points levels of the original (dBFS): the loudest
-// RMS frame of each bucket, so short words stay visible; and the analysis's
-// levels.
+// RMS frame of each bucket, so short words stay visible; each track's, for
+// a job of several tracks; and the analysis's levels.
 func (m *Manager) Envelope(ctx context.Context, owner, id string, q EnvelopeQuery) (_ *Envelope, err error) {
 	defer m.unavailable(&err)
 	if err := m.storeFault(); err != nil {
@@ -745,14 +745,19 @@ func (m *Manager) Envelope(ctx context.Context, owner, id string, q EnvelopeQuer
 	if err != nil {
 		return nil, err
 	}
-	rms, err := m.envelopeLevels(ctx, rec, a)
+	rms, tracks, err := m.envelopeLevels(ctx, rec, a)
 	if err != nil {
 		return nil, err
 	}
 	i, j := window(a.Envelope.FrameSec, len(rms), q.From, q.To)
 	fs, lv := downsample(a.Envelope.FrameSec, rms[i:j], q.Points)
-	return &Envelope{Start: float64(i) * a.Envelope.FrameSec, FrameSec: fs, Levels: lv,
-		NoiseFloorDb: a.NoiseFloorDb, SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}, nil
+	env := &Envelope{Start: float64(i) * a.Envelope.FrameSec, FrameSec: fs, Levels: lv,
+		NoiseFloorDb: a.NoiseFloorDb, SpeechLevelDb: a.SpeechLevelDb, ThresholdDb: a.ThresholdDb}
+	for _, t := range tracks {
+		_, tl := downsample(a.Envelope.FrameSec, t[i:j], q.Points)
+		env.Tracks = append(env.Tracks, tl)
+	}
+	return env, nil
 }
 
 // frameEps absorbs the rounding of a time given in seconds on a frame

@@ -210,14 +210,15 @@ func (m *Manager) renderTracks(ctx context.Context, rec *record, input string, p
 
 // envelopeLevels is the RMS level per frame the envelope shows: the
 // analysis's, or for a job of several tracks the loudest track's of each
-// frame (over the longest track; a shorter one is silent past its end).
-func (m *Manager) envelopeLevels(ctx context.Context, rec *record, a *dsp.Analysis) ([]float32, error) {
+// frame (over the longest track; a shorter one is silent past its end),
+// with each track's own levels over the same frames (nil for one track).
+func (m *Manager) envelopeLevels(ctx context.Context, rec *record, a *dsp.Analysis) ([]float32, [][]float32, error) {
 	if len(rec.Tracks) == 0 {
-		return a.Envelope.RMSDb, nil
+		return a.Envelope.RMSDb, nil, nil
 	}
 	as, err := m.trackAnalyses(ctx, rec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := 0
 	for _, t := range as {
@@ -227,12 +228,19 @@ func (m *Manager) envelopeLevels(ctx context.Context, rec *record, a *dsp.Analys
 	for i := range out {
 		out[i] = dsp.FloorDb
 	}
-	for _, t := range as {
-		for i, v := range t.Envelope.RMSDb {
+	tracks := make([][]float32, len(as))
+	for k, t := range as {
+		tr := make([]float32, n)
+		copy(tr, t.Envelope.RMSDb)
+		for i := len(t.Envelope.RMSDb); i < n; i++ {
+			tr[i] = dsp.FloorDb
+		}
+		for i, v := range tr {
 			out[i] = max(out[i], v)
 		}
+		tracks[k] = tr
 	}
-	return out, nil
+	return out, tracks, nil
 }
 
 // wireTracks is the API view of a job's tracks (nil for one track).
