@@ -72,16 +72,16 @@ type EnvelopeQuery struct {
 // Envelope is the original's level curve, downsampled for drawing, with
 // the levels the analysis measured on the whole file.
 type Envelope struct {
-	Start         float64   // seconds: the time of the first level
-	FrameSec      float64   // seconds per level
-	Levels        []float32 // dBFS, the loudest 10 ms RMS level of each FrameSec
+	Start    float64   // seconds: the time of the first level
+	FrameSec float64   // seconds per level
+	Levels   []float32 // dBFS, the loudest 10 ms RMS level of each FrameSec
 	// Tracks holds, for a job of several tracks, each track's levels
 	// over the same frames as Levels (which is their loudest); nil for
 	// one track.
-	Tracks [][]float32
-	NoiseFloorDb  float64   // the background level
-	SpeechLevelDb float64   // the level of speech
-	ThresholdDb   float64   // the automatic silence threshold
+	Tracks        [][]float32
+	NoiseFloorDb  float64 // the background level
+	SpeechLevelDb float64 // the level of speech
+	ThresholdDb   float64 // the automatic silence threshold
 }
 
 // TimelineSource is what the timeline writers need of a job whose plan
