@@ -261,6 +261,7 @@ function options() {
   if ($("crosstalk").value === "cut") o.params = { crosstalk: "cut" };
   if ($("transcribe").checked) o.transcribe = true;
   if ($("language").value) o.language = $("language").value;
+  if ($("tracks").value) o.tracks = $("tracks").value;
   if (!$("autoexport").checked) o.autoExport = false;
   return o;
 }
@@ -1130,24 +1131,45 @@ function draw(at) {
   // level bars, quieter than the threshold drawn faint
   const thr = state.previewBad ? Number($("thresholdDb").value) : state.threshold ?? env.thresholdDb;
   // one bar per level, or per pixel where levels are finer than pixels
-  // (the loudest of them); each colour filled at once
+  // (the loudest of them); each colour filled at once. A job of several
+  // tracks draws each track's levels in its own row, stacked, under the
+  // one cut list.
   const lv = levelsFor(t0, t1), n = lv.levels.length, fs = lv.frameSec, bw = fs / state.spp;
+  const rows = lv.tracks && lv.tracks.length > 1 && lv.tracks.every((t) => t.length === n) ? lv.tracks : [lv.levels];
+  const top = LANE_PX + 4, rh = (H - top) / rows.length;
   const quiet = new Path2D(), loud = new Path2D();
-  const bar = (px, w, db) => { const y = yOf(db); (db < thr ? quiet : loud).rect(px, y, w, H - y); };
   const i0 = Math.max(0, Math.floor((t0 - lv.start) / fs)), i1 = Math.min(n, Math.ceil((t1 - lv.start) / fs) + 1);
-  if (bw >= 1) {
-    for (let i = i0; i < i1; i++) bar(xOf(lv.start + i * fs, g), Math.max(1, bw - (bw > 3 ? 1 : 0)), lv.levels[i]);
-  } else {
-    let col = Math.floor(xOf(lv.start + i0 * fs, g)), m = -Infinity;
-    for (let i = i0; i < i1; i++) {
-      const px = Math.floor(xOf(lv.start + i * fs, g));
-      if (px !== col) { if (m > -Infinity) bar(col, 1, m); col = px; m = -Infinity; }
-      m = Math.max(m, lv.levels[i]);
+  rows.forEach((levels, r) => {
+    const base = top + (r + 1) * rh; // the row's bottom
+    const yRow = (db) => base - Math.max(0, Math.min(1, (db - FLOOR_DB) / -FLOOR_DB)) * (rh - 2);
+    const y = rows.length > 1 ? yRow : yOf, bottom = rows.length > 1 ? base : H;
+    const bar = (px, w, db) => { const yy = y(db); (db < thr ? quiet : loud).rect(px, yy, w, bottom - yy); };
+    if (bw >= 1) {
+      for (let i = i0; i < i1; i++) bar(xOf(lv.start + i * fs, g), Math.max(1, bw - (bw > 3 ? 1 : 0)), levels[i]);
+    } else {
+      let col = Math.floor(xOf(lv.start + i0 * fs, g)), m = -Infinity;
+      for (let i = i0; i < i1; i++) {
+        const px = Math.floor(xOf(lv.start + i * fs, g));
+        if (px !== col) { if (m > -Infinity) bar(col, 1, m); col = px; m = -Infinity; }
+        m = Math.max(m, levels[i]);
+      }
+      if (m > -Infinity) bar(col, 1, m);
     }
-    if (m > -Infinity) bar(col, 1, m);
-  }
+  });
   x.fillStyle = k.quiet; x.fill(quiet);
   x.fillStyle = k.wave; x.fill(loud);
+  if (rows.length > 1) {
+    // the rows' dividers and names
+    x.font = "11px system-ui, sans-serif"; x.textBaseline = "top";
+    rows.forEach((_, r) => {
+      const y0 = top + r * rh;
+      if (r > 0) { x.fillStyle = k.line; x.fillRect(0, Math.round(y0), W, 1); }
+      const name = trackName(r), tw = x.measureText(name).width;
+      x.globalAlpha = 0.85; x.fillStyle = k.bg; x.fillRect(W - tw - 10, y0 + 2, tw + 6, 14); x.globalAlpha = 1;
+      x.fillStyle = k.axis; x.fillText(name, W - tw - 7, y0 + 3);
+    });
+  }
+  c.dataset.tracks = String(rows.length);
   c.dataset.levelSec = String(fs);
   // the parts you kept: a solid band in the lane, labelled when it fits
   x.font = "bold 11px system-ui, sans-serif"; x.textBaseline = "middle";
@@ -1228,13 +1250,21 @@ function miniSeek(e) {
   draw();
 }
 
+// trackName names row r of a job of several tracks: its stream or channel.
+function trackName(r) {
+  const t = state.job && state.job.tracks && state.job.tracks[r];
+  if (t && t.channel != null) return `track ${r + 1} (channel ${t.channel + 1})`;
+  if (t && t.stream != null) return `track ${r + 1} (stream ${t.stream})`;
+  return `track ${r + 1}`;
+}
+
 // levelsFor gives the levels to draw t0..t1 with: the whole file's
 // envelope, or, once zoomed in past it (one of its levels wider than a
 // pixel), the stretch in view at the analysis's own 10 ms frames, fetched
 // for the view and a view's width either side. {start, frameSec, levels}.
 function levelsFor(t0, t1) {
   const env = state.env, fs = env.frameSec > 0 ? env.frameSec : state.dur / env.levels.length;
-  const whole = { start: 0, frameSec: fs, levels: env.levels };
+  const whole = { start: 0, frameSec: fs, levels: env.levels, tracks: env.tracks };
   if (fs <= ANALYSIS_FRAME_SEC * 1.001 || state.spp >= fs) return whole;
   const f = state.fine, end = Math.min(t1, state.dur);
   if (f && f.start <= t0 + f.frameSec && f.start + f.levels.length * f.frameSec >= end - f.frameSec) return f;
