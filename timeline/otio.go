@@ -70,6 +70,9 @@ func (e *edit) writeOTIO(w io.Writer) error {
 		if tr.m.HasVideo {
 			meta = fmt.Sprintf("{\n%s\"autocut\": {\"sample_rate\": %d, \"channels\": %d, \"width\": %d, \"height\": %d}\n%s}", p(9), tr.m.SampleRate, max(tr.m.Channels, 1), width, height, p(8))
 		}
+		if tr.m.Stream > 0 || tr.m.Channel > 0 { // a stream or channel of the file
+			meta = fmt.Sprintf("{\n%s\"autocut\": {\"sample_rate\": %d, \"channels\": %d, \"stream\": %d, \"channel\": %d}\n%s}", p(9), tr.m.SampleRate, max(tr.m.Channels, 1), tr.m.Stream, tr.m.Channel, p(8))
+		}
 		return p(6) + `"media_references": {` + "\n" + p(7) + `"DEFAULT_MEDIA": {` + "\n" +
 			p(8) + `"OTIO_SCHEMA": "ExternalReference.1",` + "\n" + p(8) + `"metadata": ` + meta + ",\n" +
 			p(8) + `"name": ` + jsonString(tr.m.File) + ",\n" + p(8) + `"available_range": {` + "\n" +

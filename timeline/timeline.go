@@ -132,6 +132,11 @@ type Media struct {
 	VideoFrames   int64        // the picture's length in frames (0: unknown, Duration at FrameRate)
 	Width, Height int          // the video's frame size in pixels (0: unknown, written as 1920x1080)
 	StartTimecode float64      // source start timecode, seconds
+	// Stream and Channel say which part of File a track is when the
+	// tracks are the streams or channels of one file: the audio stream,
+	// from 1, and its channel, from 1 (0: the whole file's audio, all
+	// the stream's channels). Premiere XML and OpenTimelineIO name them.
+	Stream, Channel int
 }
 
 // MediaFromInfo describes a decoded input; mediaPath is where the editor

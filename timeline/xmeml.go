@@ -162,7 +162,11 @@ func (e *edit) writeXMEML(w io.Writer) error {
 			trackAttrs = fmt.Sprintf(` currentExplodedTrackIndex="%d" totalExplodedTrackCount="2" premiereTrackType="Stereo"`, at.channel)
 		}
 		fmt.Fprintf(bw, "        <track%s>\n", trackAttrs)
-		src := fmt.Sprintf("<sourcetrack><mediatype>audio</mediatype><trackindex>%d</trackindex></sourcetrack>", at.channel+1)
+		srcTrack := at.channel + 1
+		if c := e.tracks[at.track].m.Channel; c > 0 { // one channel of the file
+			srcTrack = c
+		}
+		src := fmt.Sprintf("<sourcetrack><mediatype>audio</mediatype><trackindex>%d</trackindex></sourcetrack>", srcTrack)
 		for i := range e.tracks[at.track].segs {
 			if err := clip(at.track, id(audioIndex(a), i), i, src, attrs); err != nil {
 				return err

@@ -236,6 +236,10 @@ func (t *timelineFlags) writeTracks(st *stager, dir string, refs []dsp.TrackRef,
 		media[k] = timeline.MediaFromInfo(info, mediaPath)
 		if r.Stream != 0 || r.Channel >= 0 { // a stream or channel of one file
 			media[k].Name = stemOf(r.Path) + strings.TrimPrefix(r.String(), filepath.Base(r.Path))
+			media[k].Stream = r.Stream + 1
+			if r.Channel >= 0 {
+				media[k].Channel = r.Channel + 1
+			}
 		}
 	}
 	o := timeline.Options{Rate: rate, FCPXMLVersion: t.fcpxmlVersion, DropFrame: t.dropFrame}
