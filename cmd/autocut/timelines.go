@@ -218,6 +218,10 @@ func (t *timelineFlags) writeTracks(st *stager, dir string, refs []dsp.TrackRef,
 		return nil, err
 	}
 	inputPath := refs[0].Path
+	oneFile := len(refs) > 1 // the tracks are the streams or channels of one file
+	for _, r := range refs {
+		oneFile = oneFile && r.Path == inputPath
+	}
 	media := make([]timeline.Media, len(refs))
 	for k, r := range refs {
 		mediaPath := t.mediaPath
@@ -234,7 +238,7 @@ func (t *timelineFlags) writeTracks(st *stager, dir string, refs []dsp.TrackRef,
 		info := infos[k]
 		info.Name = filepath.Base(r.Path)
 		media[k] = timeline.MediaFromInfo(info, mediaPath)
-		if r.Stream != 0 || r.Channel >= 0 { // a stream or channel of one file
+		if oneFile {
 			media[k].Name = stemOf(r.Path) + strings.TrimPrefix(r.String(), filepath.Base(r.Path))
 			media[k].Stream = r.Stream + 1
 			if r.Channel >= 0 {

@@ -198,6 +198,10 @@ func TestCutTracksTimelines(t *testing.T) {
 	if b, err := exec.Command("ffmpeg", "-v", "error", "-i", host, "-i", guest, "-map", "0:a", "-map", "1:a", "-c:a", "pcm_s16le", mkv).CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
+	chans := filepath.Join(dir, "mics.wav")
+	if b, err := exec.Command("ffmpeg", "-v", "error", "-i", host, "-i", guest, "-filter_complex", "[0:a][1:a]join=inputs=2:channel_layout=stereo[a]", "-map", "[a]", "-c:a", "pcm_s16le", chans).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -205,11 +209,16 @@ func TestCutTracksTimelines(t *testing.T) {
 		media  []string // each track's file
 		edlDir string
 		cmd    string // "" is cut
+		// each track's part of its file as OTIO's metadata and Premiere
+		// XML's source track name it: stream and channel from 1 (0: the
+		// whole file), the source track index
+		parts [][3]int
 	}{
-		{"analyze two files", []string{"--timeline-dir", filepath.Join(dir, "d"), host, guest}, "host", []string{host, guest}, "d", "analyze"},
-		{"two files", []string{"-o", filepath.Join(dir, "a", "show.wav"), host, guest}, "host", []string{host, guest}, "a", ""},
-		{"two files, split", []string{"--split-tracks", "-o", filepath.Join(dir, "b", "show.wav"), host, guest}, "host", []string{host, guest}, "b", ""},
-		{"mkv streams", []string{"--tracks", "streams", "--timeline-dir", filepath.Join(dir, "c"), "-o", filepath.Join(dir, "mkv.wav"), mkv}, "show", []string{mkv, mkv}, "c", ""},
+		{"analyze two files", []string{"--timeline-dir", filepath.Join(dir, "d"), host, guest}, "host", []string{host, guest}, "d", "analyze", [][3]int{{0, 0, 1}, {0, 0, 1}}},
+		{"two files", []string{"-o", filepath.Join(dir, "a", "show.wav"), host, guest}, "host", []string{host, guest}, "a", "", [][3]int{{0, 0, 1}, {0, 0, 1}}},
+		{"two files, split", []string{"--split-tracks", "-o", filepath.Join(dir, "b", "show.wav"), host, guest}, "host", []string{host, guest}, "b", "", [][3]int{{0, 0, 1}, {0, 0, 1}}},
+		{"mkv streams", []string{"--tracks", "streams", "--timeline-dir", filepath.Join(dir, "c"), "-o", filepath.Join(dir, "mkv.wav"), mkv}, "show", []string{mkv, mkv}, "c", "", [][3]int{{1, 0, 1}, {2, 0, 1}}},
+		{"wav channels", []string{"--tracks", "channels", "--timeline-dir", filepath.Join(dir, "e"), "-o", filepath.Join(dir, "mics-cut.wav"), chans}, "mics", []string{chans, chans}, "e", "", [][3]int{{1, 1, 1}, {1, 2, 2}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tlDir := filepath.Join(dir, c.edlDir)
@@ -258,6 +267,9 @@ func TestCutTracksTimelines(t *testing.T) {
 							Media struct {
 								Default struct {
 									TargetURL string `json:"target_url"`
+									Metadata  struct {
+										Autocut struct{ Stream, Channel int } `json:"autocut"`
+									} `json:"metadata"`
 								} `json:"DEFAULT_MEDIA"`
 							} `json:"media_references"`
 						} `json:"children"`
@@ -267,9 +279,14 @@ func TestCutTracksTimelines(t *testing.T) {
 			if err := json.Unmarshal(read(".otio"), &otio); err != nil {
 				t.Fatal(err)
 			}
+			var parts [][3]int // each track's stream, channel (OTIO) and source track (Premiere XML)
 			for _, tr := range otio.Tracks.Children {
 				if tr.Kind != "Audio" {
 					continue
+				}
+				if len(tr.Children) > 0 {
+					a := tr.Children[0].Media.Default.Metadata.Autocut
+					parts = append(parts, [3]int{a.Stream, a.Channel})
 				}
 				var spans []clipSpan
 				rec := 0.0
@@ -326,13 +343,17 @@ func TestCutTracksTimelines(t *testing.T) {
 							ID      string `xml:"id,attr"`
 							PathURL string `xml:"pathurl"`
 						} `xml:"file"`
+						SourceTrack int `xml:"sourcetrack>trackindex"`
 					} `xml:"clipitem"`
 				} `xml:"sequence>media>audio>track"`
 			}
 			if err := xml.Unmarshal(read(".xml"), &xm); err != nil {
 				t.Fatal(err)
 			}
-			for _, tr := range xm.Tracks {
+			for k, tr := range xm.Tracks {
+				if k < len(parts) && len(tr.Clips) > 0 {
+					parts[k][2] = tr.Clips[0].SourceTrack
+				}
 				var spans []clipSpan
 				for _, cl := range tr.Clips {
 					spans = append(spans, clipSpan{cl.In, cl.Out, cl.Start})
@@ -341,6 +362,9 @@ func TestCutTracksTimelines(t *testing.T) {
 					}
 				}
 				got["xml"] = append(got["xml"], spans)
+			}
+			if diff := cmp.Diff(c.parts, parts); diff != "" {
+				t.Errorf("each track's stream, channel (OTIO) and source track (Premiere XML) (-want +got):\n%s", diff)
 			}
 
 			// FCPXML: the first track on the spine, the others in lanes -1, -2, ...
