@@ -24,6 +24,16 @@ func planTracks(as []*dsp.Analysis, p plan.Params) (*plan.Plan, error) {
 func analyzeTracks(ctx context.Context, refs []dsp.TrackRef, progress dsp.Progress) ([]transcode.Track, []*dsp.Analysis, error) {
 	tracks := make([]transcode.Track, len(refs))
 	as := make([]*dsp.Analysis, len(refs))
+	if dsp.OneDecode(refs) { // channels of one stream: decoded once
+		got, err := dsp.AnalyzeTrackSet(ctx, dsp.AutoDecoder{}, refs, 0, progress)
+		if err != nil {
+			return nil, nil, analysisError(filepath.Base(refs[0].Path), err)
+		}
+		for k, r := range refs {
+			tracks[k] = transcode.Track{Ref: r, Analysis: got[k]}
+		}
+		return tracks, got, nil
+	}
 	for k, r := range refs {
 		var pk dsp.Progress
 		if progress != nil {
