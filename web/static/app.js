@@ -1139,10 +1139,10 @@ function draw(at) {
   const top = LANE_PX + 4, rh = (H - top) / rows.length;
   const quiet = new Path2D(), loud = new Path2D();
   const i0 = Math.max(0, Math.floor((t0 - lv.start) / fs)), i1 = Math.min(n, Math.ceil((t1 - lv.start) / fs) + 1);
+  // level db's height in row r (the whole area when there is one row)
+  const rowY = (r, db) => rows.length > 1 ? top + (r + 1) * rh - Math.max(0, Math.min(1, (db - FLOOR_DB) / -FLOOR_DB)) * (rh - 2) : yOf(db);
   rows.forEach((levels, r) => {
-    const base = top + (r + 1) * rh; // the row's bottom
-    const yRow = (db) => base - Math.max(0, Math.min(1, (db - FLOOR_DB) / -FLOOR_DB)) * (rh - 2);
-    const y = rows.length > 1 ? yRow : yOf, bottom = rows.length > 1 ? base : H;
+    const y = (db) => rowY(r, db), bottom = rows.length > 1 ? top + (r + 1) * rh : H;
     const bar = (px, w, db) => { const yy = y(db); (db < thr ? quiet : loud).rect(px, yy, w, bottom - yy); };
     if (bw >= 1) {
       for (let i = i0; i < i1; i++) bar(xOf(lv.start + i * fs, g), Math.max(1, bw - (bw > 3 ? 1 : 0)), levels[i]);
@@ -1178,9 +1178,12 @@ function draw(at) {
     if (x1 - x0 > 40) { x.fillStyle = k.bg; x.fillText("kept", x0 + 4, LANE_PX / 2 + 0.5); }
   }
   // threshold line and its value
-  const ty = yOf(thr);
+  // (in every row of a job of several tracks; labelled in the last)
+  const ty = rowY(rows.length - 1, thr);
   x.setLineDash([6, 4]); x.strokeStyle = k.threshold; x.lineWidth = 1.5;
-  x.beginPath(); x.moveTo(0, ty); x.lineTo(W, ty); x.stroke(); x.setLineDash([]);
+  x.beginPath();
+  rows.forEach((_, r) => { const y = rowY(r, thr); x.moveTo(0, y); x.lineTo(W, y); });
+  x.stroke(); x.setLineDash([]);
   x.font = "12px system-ui, sans-serif"; x.textBaseline = "bottom";
   const label = `threshold ${Math.round(thr)} dB`, ly = Math.max(16, ty - 3), lw = x.measureText(label).width;
   x.globalAlpha = 0.85; x.fillStyle = k.bg; x.fillRect(2, ly - 14, lw + 6, 15); x.globalAlpha = 1;
