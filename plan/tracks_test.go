@@ -231,12 +231,9 @@ func analyseTracks(t *testing.T, m *corpus.Mixer, c corpus.TracksCase) ([]*dsp.A
 	if err != nil {
 		t.Fatal(err)
 	}
-	as := make([]*dsp.Analysis, len(mx.Tracks))
-	for k, x := range mx.Tracks {
-		as[k], err = dsp.Analyze(ctx, &sliceSource{mx.Rate, x}, dsp.Info{Name: fmt.Sprintf("%s-%d", c.Name, k+1), Frames: int64(len(x))}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	as, err := mx.Analyze(ctx, c.Name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return as, mx.Truth
 }

@@ -54,12 +54,9 @@ func gateMeasure(t *testing.T, m *corpus.Mixer, c corpus.TracksCase) gateRow {
 		t.Fatal(err)
 	}
 	f := dsp.Format{SampleRate: mx.Rate, Channels: 1}
-	as := make([]*dsp.Analysis, len(mx.Tracks))
-	for k, x := range mx.Tracks {
-		as[k], err = dsp.Analyze(ctx, &sliceSource{f: f, x: x}, dsp.Info{Name: fmt.Sprintf("%s-%d", c.Name, k+1), Frames: int64(len(x))}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	as, err := mx.Analyze(ctx, c.Name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	own, err := plan.OwnedSpeech(as, plan.DefaultPreset().Params)
 	if err != nil {

@@ -10,9 +10,12 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/autocut-dev/autocut/dsp"
 )
 
 // TracksCase is one multi-track case.
@@ -326,4 +329,35 @@ func bleedPath(r *rand.Rand) ([]int, []float64) {
 		gains[i] /= math.Sqrt(e)
 	}
 	return taps, gains
+}
+
+// Analyze analyses each track of mx as dsp.Analyze does a mono file of
+// its samples named name-1, name-2, ...
+func (mx *TracksMixed) Analyze(ctx context.Context, name string) ([]*dsp.Analysis, error) {
+	as := make([]*dsp.Analysis, len(mx.Tracks))
+	for k, x := range mx.Tracks {
+		a, err := dsp.Analyze(ctx, &monoSource{mx.Rate, x}, dsp.Info{Name: fmt.Sprintf("%s-%d", name, k+1), Frames: int64(len(x))}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("corpus: %s track %d: %w", name, k+1, err)
+		}
+		as[k] = a
+	}
+	return as, nil
+}
+
+// monoSource is a dsp.Source over mono samples in memory.
+type monoSource struct {
+	rate int
+	s    []float32
+}
+
+func (s *monoSource) Format() dsp.Format { return dsp.Format{SampleRate: s.rate, Channels: 1} }
+
+func (s *monoSource) Read(p []float32) (int, error) {
+	if len(s.s) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.s)
+	s.s = s.s[n:]
+	return n, nil
 }
