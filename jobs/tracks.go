@@ -38,7 +38,19 @@ type TracksEngine interface {
 	// each track k turned down outside owned[k] when owned is not nil
 	// (export.gateBleed).
 	RenderTracks(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, p *plan.Plan, e apiv1.Export, owned [][]plan.Range, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error)
+	// RenderTrack writes track k alone, cut by p as the mix is, into
+	// the file out (the CLI's --split-tracks file for it).
+	RenderTrack(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, k int, p *plan.Plan, e apiv1.Export, owned [][]plan.Range, out string, progress dsp.Progress) (*Rendered, error)
 }
+
+// Errors of a download of one track (Manager.OpenTrackOutput); both wrap
+// plan.ErrInvalidParams (invalid_parameter, 400).
+var (
+	// ErrNoTracks: the job was not created with options.tracks.
+	ErrNoTracks = errors.New("the job is not a recording of several tracks")
+	// ErrNoSuchTrack: the track's number is not one of the job's.
+	ErrNoSuchTrack = errors.New("no such track")
+)
 
 // trackRecord is one track of a job, as stored: which part of the
 // original it is (Ref's Path is empty: the original's local copy is
@@ -183,13 +195,24 @@ func (m *Manager) planFor(ctx context.Context, rec *record, a *dsp.Analysis, p p
 
 // renderTracks renders the mix of a job's tracks (the original at input).
 func (m *Manager) renderTracks(ctx context.Context, rec *record, input string, p *plan.Plan, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error) {
-	te, err := m.tracksEngine()
+	te, refs, as, owned, err := m.trackInputs(ctx, rec, input)
 	if err != nil {
 		return nil, err
 	}
+	return te.RenderTracks(ctx, refs, as, p, rec.Export, owned, w, dir, progress)
+}
+
+// trackInputs is what a render of a job's tracks needs: the engine, the
+// tracks in the original at input, their analyses and, with
+// export.gateBleed, each one's own speech.
+func (m *Manager) trackInputs(ctx context.Context, rec *record, input string) (TracksEngine, []dsp.TrackRef, []*dsp.Analysis, [][]plan.Range, error) {
+	te, err := m.tracksEngine()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
 	as, err := m.trackAnalyses(ctx, rec)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
 	refs := make([]dsp.TrackRef, len(rec.Tracks))
 	for k, t := range rec.Tracks {
@@ -202,10 +225,108 @@ func (m *Manager) renderTracks(ctx context.Context, rec *record, input string, p
 		// job's parameters (not the plan's, whose threshold is the first
 		// track's).
 		if owned, err = plan.OwnedSpeech(as, rec.Params); err != nil {
-			return nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
-	return te.RenderTracks(ctx, refs, as, p, rec.Export, owned, w, dir, progress)
+	return te, refs, as, owned, nil
+}
+
+// OpenTrackOutput renders track k (from 0) of a job of several tracks
+// alone, cut by the job's plan as its mix is, and opens it: rendered on
+// demand into a scratch file, removed when the Download is closed. A job
+// created without options.tracks is ErrNoTracks, a k that is not one of
+// its tracks ErrNoSuchTrack (both invalid_parameter); a job without a
+// rendered mix answers as OpenOutput does, and one whose original
+// retention deleted apiv1.ErrOriginalExpired.
+func (m *Manager) OpenTrackOutput(ctx context.Context, owner, id string, k int) (_ *Download, err error) {
+	defer m.unavailable(&err)
+	if err := m.storeFault(); err != nil {
+		return nil, err
+	}
+	rec, err := getRecord(ctx, m.db.read, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.TracksMode == "" {
+		msg := fmt.Sprintf("job %s was not created with options.tracks; it has no track to download alone (omit track)", id)
+		return nil, withClientMessage(fmt.Errorf("%w: %w: %s", plan.ErrInvalidParams, ErrNoTracks, msg), msg)
+	}
+	if k < 0 || (len(rec.Tracks) > 0 && k >= len(rec.Tracks)) {
+		return nil, errNoSuchTrack(id, k, len(rec.Tracks))
+	}
+	d, err := m.OpenOutput(ctx, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	name := d.Name
+	d.Close()
+	if k >= len(rec.Tracks) {
+		return nil, errNoSuchTrack(id, k, len(rec.Tracks))
+	}
+	if rec.OriginalExpired || rec.OriginalKey == "" {
+		return nil, fmt.Errorf("%w: the original of job %s was deleted after the retention period; its tracks cannot be rendered alone", apiv1.ErrOriginalExpired, id)
+	}
+	if rec.Plan == nil {
+		return nil, fmt.Errorf("%w: job %s has no plan", apiv1.ErrNotRendered, id)
+	}
+	dir, err := os.MkdirTemp(m.scratch, rec.ID+"-track-*")
+	if err != nil {
+		return nil, fmt.Errorf("scratch dir: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dir)
+		}
+	}()
+	input, release, err := m.localPath(ctx, rec.OriginalKey, dir)
+	if err != nil {
+		if isBlobNotFound(err) {
+			return nil, fmt.Errorf("%w: the original of job %s is gone", apiv1.ErrOriginalExpired, id)
+		}
+		return nil, err
+	}
+	defer release()
+	te, refs, as, owned, err := m.trackInputs(ctx, rec, input)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(dir, "track"+transcode.Ext(rec.Export.Format))
+	res, err := te.RenderTrack(ctx, refs, as, k, rec.Plan, rec.Export, owned, out, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: track %d: %w", apiv1.ErrRenderFailed, k, err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Download{ReadSeekCloser: &scratchFile{File: f, dir: dir}, Name: transcode.SplitNames(name, len(rec.Tracks))[k],
+		ContentType: transcode.ContentType(res.Format), ModTime: st.ModTime(), Size: st.Size()}, nil
+}
+
+// errNoSuchTrack is the error of a download of track k of a job of n.
+func errNoSuchTrack(id string, k, n int) error {
+	msg := fmt.Sprintf("track %d: job %s has tracks 0 to %d", k, id, n-1)
+	if n == 0 {
+		msg = fmt.Sprintf("track %d: tracks are numbered from 0", k)
+	}
+	return withClientMessage(fmt.Errorf("%w: %w: %s", plan.ErrInvalidParams, ErrNoSuchTrack, msg), msg)
+}
+
+// scratchFile is a rendered scratch file whose Close removes its directory.
+type scratchFile struct {
+	*os.File
+	dir string
+}
+
+func (f *scratchFile) Close() error {
+	err := f.File.Close()
+	_ = os.RemoveAll(f.dir)
+	return err
 }
 
 // envelopeLevels is the RMS level per frame the envelope shows: the
@@ -264,6 +385,36 @@ func wireTracks(ts []trackRecord) []apiv1.Track {
 
 // The default engine's TracksEngine.
 
+// RenderTrack renders track k alone into out (transcode.RenderTrack).
+func (libEngine) RenderTrack(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, k int, p *plan.Plan, e apiv1.Export, owned [][]plan.Range, out string, progress dsp.Progress) (*Rendered, error) {
+	tracks, err := libTracks(refs, as, owned)
+	if err != nil {
+		return nil, err
+	}
+	o := transcode.Options{Format: e.Format, Normalize: e.Normalize, Denoise: e.Denoise, Rumble: e.Rumble}
+	res, err := transcode.RenderTrack(ctx, tracks, k, p, o, out, progress)
+	if err != nil {
+		return nil, err
+	}
+	return &Rendered{Format: res.Format, Duration: res.Duration, Size: res.Size}, nil
+}
+
+// libTracks pairs each track with its analysis and, when owned is not
+// nil, its gate.
+func libTracks(refs []dsp.TrackRef, as []*dsp.Analysis, owned [][]plan.Range) ([]transcode.Track, error) {
+	if len(refs) != len(as) {
+		return nil, fmt.Errorf("%w: render: %d tracks, %d analyses", plan.ErrInvalidParams, len(refs), len(as))
+	}
+	tracks := make([]transcode.Track, len(refs))
+	for k := range refs {
+		tracks[k] = transcode.Track{Ref: refs[k], Analysis: as[k]}
+		if owned != nil {
+			tracks[k].Gate, tracks[k].Owned = true, owned[k]
+		}
+	}
+	return tracks, nil
+}
+
 func (libEngine) ListTracks(ctx context.Context, path, mode string) ([]dsp.TrackRef, error) {
 	return dsp.ListTracks(ctx, dsp.AutoDecoder{}, mode, []string{path})
 }
@@ -279,15 +430,9 @@ func (libEngine) PlanTracks(as []*dsp.Analysis, p plan.Params, extra []plan.Cut)
 // RenderTracks renders the mix into a file in dir (transcode.RenderTracks)
 // and copies it to w.
 func (libEngine) RenderTracks(ctx context.Context, refs []dsp.TrackRef, as []*dsp.Analysis, p *plan.Plan, e apiv1.Export, owned [][]plan.Range, w io.Writer, dir string, progress dsp.Progress) (*Rendered, error) {
-	if len(refs) != len(as) {
-		return nil, fmt.Errorf("%w: render: %d tracks, %d analyses", plan.ErrInvalidParams, len(refs), len(as))
-	}
-	tracks := make([]transcode.Track, len(refs))
-	for k := range refs {
-		tracks[k] = transcode.Track{Ref: refs[k], Analysis: as[k]}
-		if owned != nil {
-			tracks[k].Gate, tracks[k].Owned = true, owned[k]
-		}
+	tracks, err := libTracks(refs, as, owned)
+	if err != nil {
+		return nil, err
 	}
 	o := transcode.Options{Format: e.Format, Normalize: e.Normalize, Denoise: e.Denoise, Rumble: e.Rumble}
 	out := filepath.Join(dir, "mix"+transcode.Ext(e.Format))

@@ -285,6 +285,33 @@ func RenderSplit(ctx context.Context, tracks []Track, p *plan.Plan, o Options, o
 	return results, nil
 }
 
+// RenderTrack writes track k of the recording alone, cut by plan p, to
+// the file out: the file RenderSplit writes for it (decoded at the
+// highest of the tracks' rates, padded to the longest, gated as the track
+// says), without rendering the others.
+func RenderTrack(ctx context.Context, tracks []Track, k int, p *plan.Plan, o Options, out string, progress dsp.Progress) (*Result, error) {
+	l, err := newLayout(tracks)
+	if err != nil {
+		return nil, err
+	}
+	if k < 0 || k >= len(tracks) {
+		return nil, fmt.Errorf("%w: render: track %d of %d", plan.ErrInvalidParams, k, len(tracks))
+	}
+	if out == "" {
+		return nil, fmt.Errorf("%w: render: no output path for track %d", plan.ErrInvalidParams, k)
+	}
+	a := l.analysis(k, tracks[k].Analysis.Input.Channels)
+	if err := checkInput(a, p, o); err != nil {
+		return nil, fmt.Errorf("track %d (%s): %w", k, tracks[k].Ref, err)
+	}
+	src := source{path: tracks[k].Ref.Path, open: func(ctx context.Context) (dsp.Source, func(), error) { return l.open(ctx, k) }}
+	res, err := renderFile(ctx, src, a, p, o, out, progress)
+	if err != nil {
+		return nil, fmt.Errorf("track %d (%s): %w", k, tracks[k].Ref, err)
+	}
+	return res, nil
+}
+
 // SplitNames returns the file names RenderSplit may write the tracks to
 // next to out: out's stem, "-", the track's number from 1 and out's
 // extension ("show.mp3": "show-1.mp3", "show-2.mp3").
