@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -236,14 +237,41 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// trackOpener is what a Service also does to serve one track of a job of
+// several tracks alone (download ?track=N; jobs.Manager has it).
+type trackOpener interface {
+	OpenTrackOutput(ctx context.Context, owner, id string, k int) (*jobs.Download, error)
+}
+
 func (s *server) download(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	d, err := s.cfg.Service.OpenOutput(r.Context(), identity(r).Owner, ps.ByName("id"))
+	id := ps.ByName("id")
+	if v, ok := r.URL.Query()["track"]; ok {
+		k, err := strconv.Atoi(strings.Join(v, ","))
+		if err != nil || k < 0 || k >= apiv1.MaxTracks {
+			writeError(w, fmt.Errorf("%w: track must be a track's index, 0 to %d, got %q", apiv1.ErrBadRequest, apiv1.MaxTracks-1, strings.Join(v, ",")))
+			return
+		}
+		to, ok := s.cfg.Service.(trackOpener)
+		if !ok {
+			writeError(w, fmt.Errorf("%w: this server does not serve a job's tracks alone", apiv1.ErrBadRequest))
+			return
+		}
+		d, err := to.OpenTrackOutput(r.Context(), identity(r).Owner, id, k)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer d.Close()
+		serveDownload(w, r, fmt.Sprintf("%s-track%d", id, k), d)
+		return
+	}
+	d, err := s.cfg.Service.OpenOutput(r.Context(), identity(r).Owner, id)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	defer d.Close()
-	serveDownload(w, r, ps.ByName("id"), d)
+	serveDownload(w, r, id, d)
 }
 
 // original serves the uploaded original while it is kept, with ranges, so

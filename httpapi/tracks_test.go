@@ -180,6 +180,32 @@ func TestTracksEndToEnd(t *testing.T) {
 			}
 			t.Logf("%s patched (keepSilenceMs 100): plan %.3f s, output %.3f s", tc.name, v.Plan.Stats.FinalSec, v.Output.Duration)
 
+			// Each track alone (download ?track=N): as long as the mix,
+			// the host's tone loudest on track 0, the guest's on track 1;
+			// a track the job lacks is refused.
+			if tc.format == "wav" {
+				var peaks [2]float64
+				for k := range 2 {
+					resp, b := e.call(t, "GET", fmt.Sprintf("/api/v1/jobs/%s/download?track=%d", v.ID, k), proKey, nil, nil)
+					if resp.StatusCode != 200 {
+						t.Fatalf("track %d: %d %s", k, resp.StatusCode, b)
+					}
+					if d := probeSeconds(t, b, "track.wav"); math.Abs(d-v.Output.Duration) > 0.05 {
+						t.Errorf("track %d: %.3f s, the mix %.3f s", k, d, v.Output.Duration)
+					}
+					peaks[k] = peakDb(t, b)
+				}
+				t.Logf("%s: tracks alone peak at %.1f and %.1f dBFS", tc.name, peaks[0], peaks[1])
+				if peaks[0] < peaks[1]+10 {
+					t.Errorf("tracks alone peak at %.1f and %.1f dBFS: want the host's track 10 dB over the guest's (0.3 against 0.053)", peaks[0], peaks[1])
+				}
+				for _, q := range []string{"2", "-1", "x"} {
+					if resp, b := e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download?track="+q, proKey, nil, nil); resp.StatusCode != 400 {
+						t.Errorf("track=%s: %d %s, want 400", q, resp.StatusCode, b)
+					}
+				}
+			}
+
 			// The envelope is the loudest track's per frame: the guest's
 			// turn stands above the pause where nobody speaks (on the
 			// host's track alone both are its floor).
@@ -479,4 +505,24 @@ func monoSamples(t *testing.T, body []byte) []float32 {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	return out
+}
+
+// peakDb is the sample peak (dBFS) ffmpeg's volumedetect reads of a file's bytes.
+func peakDb(t *testing.T, b []byte) float64 {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "x.wav")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ffmpeg", "-v", "info", "-i", p, "-af", "volumedetect", "-f", "null", "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, out)
+	}
+	_, rest, ok := strings.Cut(string(out), "max_volume: ")
+	db, _, _ := strings.Cut(rest, " dB")
+	v, err := strconv.ParseFloat(strings.TrimSpace(db), 64)
+	if !ok || err != nil {
+		t.Fatalf("volumedetect: no max_volume: %s", out)
+	}
+	return v
 }
