@@ -303,6 +303,11 @@ func TestTracksRefused(t *testing.T) {
 	if v.Status != apiv1.StatusDone || strings.Contains(string(b), `"tracks"`) || strings.Contains(string(b), `"tracksMode"`) {
 		t.Errorf("a job of one track: %s", b)
 	}
+	// ... and it has no track to download alone.
+	resp, b = e.call(t, "GET", "/api/v1/jobs/"+v.ID+"/download?track=0", proKey, nil, nil)
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "invalid_parameter") {
+		t.Errorf("a job of one track, download?track=0: %d %s, want 400 invalid_parameter", resp.StatusCode, b)
+	}
 }
 
 // monoWAV is a 3 s mono WAV of a tone with a pause.
