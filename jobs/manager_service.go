@@ -590,20 +590,8 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (_ *Download
 	if err != nil {
 		return nil, err
 	}
-	if rec.Output == nil || rec.OutputKey == "" {
-		if rec.OutputExpired && rec.OriginalExpired {
-			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period, and its original before it; upload the file again", apiv1.ErrOutputExpired, id)
-		}
-		if rec.OutputExpired {
-			return nil, fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", apiv1.ErrOutputExpired, id)
-		}
-		if rec.Status.Busy() {
-			return nil, fmt.Errorf("%w: job %s is %s; its rendered file is not ready yet", apiv1.ErrProcessing, id, rec.Status)
-		}
-		if rec.Status == apiv1.StatusFailed {
-			return nil, fmt.Errorf("%w: job %s failed; it has no rendered file (see its error; PATCH action export retries)", apiv1.ErrNotRendered, id)
-		}
-		return nil, fmt.Errorf("%w: job %s has no rendered file (it was created with autoExport false): render it with PATCH action export", apiv1.ErrNotRendered, id)
+	if err := noOutput(rec); err != nil {
+		return nil, err
 	}
 	r, err := m.bucket.NewReader(ctx, rec.OutputKey, nil)
 	if err != nil {
@@ -614,6 +602,26 @@ func (m *Manager) OpenOutput(ctx context.Context, owner, id string) (_ *Download
 	}
 	return &Download{ReadSeekCloser: r, Name: rec.Output.Name, ContentType: transcode.ContentType(rec.Output.Format),
 		ModTime: r.ModTime(), Size: r.Size()}, nil
+}
+
+// noOutput says why a job has no rendered file to download (nil when it
+// has one).
+func noOutput(rec *record) error {
+	if rec.Output != nil && rec.OutputKey != "" {
+		return nil
+	}
+	id := rec.ID
+	switch {
+	case rec.OutputExpired && rec.OriginalExpired:
+		return fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period, and its original before it; upload the file again", apiv1.ErrOutputExpired, id)
+	case rec.OutputExpired:
+		return fmt.Errorf("%w: the rendered file of job %s was deleted after the retention period; re-export it (PATCH action export)", apiv1.ErrOutputExpired, id)
+	case rec.Status.Busy():
+		return fmt.Errorf("%w: job %s is %s; its rendered file is not ready yet", apiv1.ErrProcessing, id, rec.Status)
+	case rec.Status == apiv1.StatusFailed:
+		return fmt.Errorf("%w: job %s failed; it has no rendered file (see its error; PATCH action export retries)", apiv1.ErrNotRendered, id)
+	}
+	return fmt.Errorf("%w: job %s has no rendered file (it was created with autoExport false): render it with PATCH action export", apiv1.ErrNotRendered, id)
 }
 
 // OpenOriginal opens the uploaded original, for playing it beside the cut.

@@ -254,12 +254,11 @@ func (m *Manager) OpenTrackOutput(ctx context.Context, owner, id string, k int) 
 	if k < 0 || (len(rec.Tracks) > 0 && k >= len(rec.Tracks)) {
 		return nil, errNoSuchTrack(id, k, len(rec.Tracks))
 	}
-	d, err := m.OpenOutput(ctx, owner, id)
-	if err != nil {
+	// Served only where the mix is: a job not yet rendered answers as
+	// the plain download (its tracks are known once it is analysed).
+	if err := noOutput(rec); err != nil {
 		return nil, err
 	}
-	name := d.Name
-	d.Close()
 	if k >= len(rec.Tracks) {
 		return nil, errNoSuchTrack(id, k, len(rec.Tracks))
 	}
@@ -304,7 +303,7 @@ func (m *Manager) OpenTrackOutput(ctx context.Context, owner, id string, k int) 
 		f.Close()
 		return nil, err
 	}
-	return &Download{ReadSeekCloser: &scratchFile{File: f, dir: dir}, Name: transcode.SplitNames(name, len(rec.Tracks))[k],
+	return &Download{ReadSeekCloser: &scratchFile{File: f, dir: dir}, Name: transcode.SplitNames(rec.Output.Name, len(rec.Tracks))[k],
 		ContentType: transcode.ContentType(res.Format), ModTime: st.ModTime(), Size: st.Size()}, nil
 }
 
