@@ -1257,7 +1257,7 @@ function miniSeek(e) {
 function trackName(r) {
   const t = state.job && state.job.tracks && state.job.tracks[r];
   if (t && t.channel != null) return `track ${r + 1} (channel ${t.channel + 1})`;
-  if (t && t.stream != null) return `track ${r + 1} (stream ${t.stream})`;
+  if (t && t.stream != null) return `track ${r + 1} (stream ${t.stream + 1})`;
   return `track ${r + 1}`;
 }
 
